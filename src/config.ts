@@ -1,0 +1,177 @@
+// Every environment variable the service reads, parsed and validated in one place.
+// Nothing else in the code base reads process.env.
+import { z } from "zod";
+
+export const DEV_JWT_SECRET = "agent-platform-development-secret-change-me";
+const MIN_SECRET_BYTES = 32;
+
+const emptyAsUndefined = (value: unknown) => (value === "" ? undefined : value);
+const optionalString = z.preprocess(emptyAsUndefined, z.string().optional());
+const port = z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).optional());
+const bool = z.preprocess(
+  emptyAsUndefined,
+  z
+    .enum(["true", "false", "1", "0", "yes", "no", "on", "off"], {
+      message: "must be true or false",
+    })
+    .transform((value) => ["true", "1", "yes", "on"].includes(value))
+    .optional(),
+);
+const httpUrl = z.preprocess(
+  emptyAsUndefined,
+  z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).optional(),
+);
+
+const envSchema = z.object({
+  HOST: z.preprocess(emptyAsUndefined, z.string().default("127.0.0.1")),
+  PORT: port,
+  DATABASE_URL: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^(postgres(ql)?:\/\/|sqlite:|file:)/, {
+        message: "must start with postgres://, postgresql://, sqlite: or file:",
+      })
+      .default("sqlite:./data/agent-platform.db"),
+  ),
+  LOG_LEVEL: z.preprocess(
+    emptyAsUndefined,
+    z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  ),
+  PLATFORM_ENV: z.preprocess(emptyAsUndefined, z.string().default("dev")),
+  PLATFORM_JWT_SECRET: optionalString,
+  PLATFORM_JWT_TTL: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number({ message: "must be a whole number of seconds" })
+      .int({ message: "must be a whole number of seconds" })
+      .positive({ message: "must be a positive number of seconds" })
+      .default(2_592_000),
+  ),
+  // Agent runtime (models)
+  AGENT_MODEL: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^(openai|ollama|anthropic)\/.+/, {
+        message: "must look like openai/<model>, ollama/<model> or anthropic/<model>",
+      })
+      .default("openai/gpt-4o-mini"),
+  ),
+  AGENT_INSTRUCTIONS: z.preprocess(emptyAsUndefined, z.string().default("You are a helpful assistant.")),
+  OPENAI_API_KEY: optionalString,
+  OPENAI_BASE_URL: httpUrl,
+  OLLAMA_BASE_URL: z.preprocess(
+    emptyAsUndefined,
+    z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).default("http://127.0.0.1:11434/v1"),
+  ),
+  ANTHROPIC_API_KEY: optionalString,
+  ANTHROPIC_BASE_URL: httpUrl,
+  // Voice-call server
+  VENDOR_API_KEY: optionalString,
+  VENDOR_REALTIME_URL: z.preprocess(
+    emptyAsUndefined,
+    z
+      .url({ protocol: /^wss?$/, message: "must be a ws:// or wss:// URL" })
+      .default("wss://api.openai.com/v1/realtime?model=gpt-realtime"),
+  ),
+  VENDOR_REALTIME_DIALECT: z.preprocess(emptyAsUndefined, z.enum(["auto", "ga", "beta"]).default("auto")),
+  TUNNEL_AUTH_TOKEN: optionalString,
+  PUBLIC: bool,
+  PUBLIC_URL: httpUrl,
+  TWILIO_AUTH_TOKEN: optionalString,
+});
+
+type Env = z.infer<typeof envSchema>;
+
+export interface Config {
+  host: string;
+  /** Undefined when PORT is unset: each command has its own default (serve 8000, call 8090). */
+  port: number | undefined;
+  databaseUrl: string;
+  logLevel: Env["LOG_LEVEL"];
+  platformEnv: string;
+  isDev: boolean;
+  jwtSecret: string;
+  jwtTtlSeconds: number;
+  agent: {
+    defaultModel: string;
+    defaultInstructions: string;
+    openaiApiKey: string | undefined;
+    openaiBaseUrl: string | undefined;
+    ollamaBaseUrl: string;
+    anthropicApiKey: string | undefined;
+    anthropicBaseUrl: string | undefined;
+  };
+  voice: {
+    vendorApiKey: string | undefined;
+    realtimeUrl: string;
+    realtimeDialect: "auto" | "ga" | "beta";
+    tunnelAuthToken: string | undefined;
+    public: boolean;
+    publicUrl: string | undefined;
+    twilioAuthToken: string | undefined;
+  };
+}
+
+/** A bad setting: its message is one line naming the variable, fit to print as the only output of a failed start. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${problem}`);
+    this.name = "ConfigError";
+  }
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConfigError(String(issue?.path[0] ?? "environment"), issue?.message ?? "is invalid");
+  }
+  const vars = parsed.data;
+  const isDev = vars.PLATFORM_ENV === "dev";
+  return {
+    host: vars.HOST,
+    port: vars.PORT,
+    databaseUrl: vars.DATABASE_URL,
+    logLevel: vars.LOG_LEVEL,
+    platformEnv: vars.PLATFORM_ENV,
+    isDev,
+    jwtSecret: checkJwtSecret(vars.PLATFORM_JWT_SECRET, isDev, vars.PLATFORM_ENV),
+    jwtTtlSeconds: vars.PLATFORM_JWT_TTL,
+    agent: {
+      defaultModel: vars.AGENT_MODEL,
+      defaultInstructions: vars.AGENT_INSTRUCTIONS,
+      openaiApiKey: vars.OPENAI_API_KEY,
+      openaiBaseUrl: vars.OPENAI_BASE_URL,
+      ollamaBaseUrl: vars.OLLAMA_BASE_URL,
+      anthropicApiKey: vars.ANTHROPIC_API_KEY,
+      anthropicBaseUrl: vars.ANTHROPIC_BASE_URL,
+    },
+    voice: {
+      vendorApiKey: vars.VENDOR_API_KEY,
+      realtimeUrl: vars.VENDOR_REALTIME_URL,
+      realtimeDialect: vars.VENDOR_REALTIME_DIALECT,
+      tunnelAuthToken: vars.TUNNEL_AUTH_TOKEN,
+      public: vars.PUBLIC ?? false,
+      publicUrl: vars.PUBLIC_URL,
+      twilioAuthToken: vars.TWILIO_AUTH_TOKEN,
+    },
+  };
+}
+
+function checkJwtSecret(secret: string | undefined, isDev: boolean, platformEnv: string): string {
+  if (isDev) return secret ?? DEV_JWT_SECRET;
+  const where = `(PLATFORM_ENV=${platformEnv})`;
+  if (secret === undefined) throw new ConfigError("PLATFORM_JWT_SECRET", `must be set outside dev ${where}`);
+  if (secret === DEV_JWT_SECRET) {
+    throw new ConfigError("PLATFORM_JWT_SECRET", `must not be the development value outside dev ${where}`);
+  }
+  if (Buffer.byteLength(secret) < MIN_SECRET_BYTES) {
+    throw new ConfigError("PLATFORM_JWT_SECRET", `must be at least ${MIN_SECRET_BYTES} bytes outside dev ${where}`);
+  }
+  return secret;
+}

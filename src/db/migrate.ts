@@ -1,0 +1,19 @@
+import { type Migration, type MigrationProvider, Migrator } from "kysely";
+import type { Db } from "./index.ts";
+import * as init from "./migrations/0001_init.ts";
+
+// Listed here rather than read from disk so migrations work the same under tsx, a bundle or a test runner.
+// Migrations never change once landed: add a new numbered file instead.
+const migrations: Record<string, Migration> = {
+  "0001_init": init,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+/** Brings the schema up to date; returns the names of the migrations it applied. */
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+}

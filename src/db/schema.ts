@@ -1,0 +1,207 @@
+// Table types, one interface per table. Timestamps are stored as text in the API's own shape
+// (UTC ISO 8601 without a zone, microseconds), which sorts correctly in both SQLite and PostgreSQL.
+// JSON columns are stored as text and (de)serialised by the services.
+
+export interface UsersTable {
+  id: string;
+  email: string;
+  /** Lower-cased email: the unique, case-insensitive login key. */
+  email_key: string;
+  name: string;
+  password_hash: string;
+  avatar_url: string | null;
+  created_at: string;
+}
+
+export interface WorkspacesTable {
+  id: string;
+  name: string;
+  slug: string;
+  description: string | null;
+  settings: string; // JSON object
+  issue_prefix: string;
+  /** Last issue number handed out in this workspace; bumped atomically on create. */
+  issue_counter: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MembersTable {
+  id: string;
+  workspace_id: string;
+  user_id: string;
+  role: "owner" | "admin" | "member";
+  created_at: string;
+}
+
+export interface ProjectsTable {
+  id: string;
+  workspace_id: string;
+  title: string;
+  description: string | null;
+  icon: string | null;
+  status: string;
+  lead_type: string | null;
+  lead_id: string | null;
+  creator_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface IssuesTable {
+  id: string;
+  workspace_id: string;
+  project_id: string | null;
+  title: string;
+  description: string | null;
+  status: string;
+  priority: string;
+  assignee_type: string | null;
+  assignee_id: string | null;
+  creator_type: string;
+  creator_id: string | null;
+  number: number;
+  parent_issue_id: string | null;
+  acceptance_criteria: string | null; // JSON
+  position: number;
+  due_date: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CommentsTable {
+  id: string;
+  workspace_id: string;
+  issue_id: string;
+  parent_id: string | null;
+  author_type: string;
+  author_id: string | null;
+  content: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface LabelsTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  color: string;
+  created_at: string;
+}
+
+export interface IssueLabelsTable {
+  issue_id: string;
+  label_id: string;
+  created_at: string;
+}
+
+export interface IssueDependenciesTable {
+  id: string;
+  workspace_id: string;
+  issue_id: string;
+  depends_on_issue_id: string;
+  type: string;
+  created_at: string;
+}
+
+export interface AgentsTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  description: string | null;
+  instructions: string | null;
+  model: string | null;
+  tools: string; // JSON array of tool names
+  status: string;
+  runtime_mode: string;
+  runtime_config: string; // JSON object
+  max_concurrent_tasks: number;
+  owner_type: string | null;
+  owner_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ActivityTable {
+  id: string;
+  workspace_id: string;
+  entity_type: string;
+  entity_id: string | null;
+  issue_id: string | null;
+  actor_type: string;
+  actor_id: string | null;
+  action: string;
+  details: string; // JSON object
+  created_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  /** First characters of the key, shown in lists so a user can tell keys apart. */
+  prefix: string;
+  /** SHA-256 of the whole key, hex. The key itself is never stored. */
+  key_hash: string;
+  created_by: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+/** One conversation of the agent-UI endpoint; `scope` keeps threads of different callers apart. */
+export interface AgentThreadsTable {
+  id: string;
+  scope: string;
+  thread_id: string;
+  agent_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ThreadMessagesTable {
+  id: string;
+  thread_row_id: string;
+  seq: number;
+  message_id: string;
+  role: string;
+  content: string | null;
+  tool_calls: string | null; // JSON array
+  tool_call_id: string | null;
+  created_at: string;
+}
+
+export interface CallsTable {
+  id: string;
+  call_sid: string | null;
+  stream_sid: string | null;
+  started_at: string;
+  ended_at: string | null;
+}
+
+export interface CallTranscriptsTable {
+  id: string;
+  call_id: string;
+  seq: number;
+  speaker: "caller" | "assistant";
+  text: string;
+  created_at: string;
+}
+
+export interface Database {
+  users: UsersTable;
+  workspaces: WorkspacesTable;
+  members: MembersTable;
+  projects: ProjectsTable;
+  issues: IssuesTable;
+  comments: CommentsTable;
+  labels: LabelsTable;
+  issue_labels: IssueLabelsTable;
+  issue_dependencies: IssueDependenciesTable;
+  agents: AgentsTable;
+  activity: ActivityTable;
+  api_keys: ApiKeysTable;
+  agent_threads: AgentThreadsTable;
+  thread_messages: ThreadMessagesTable;
+  calls: CallsTable;
+  call_transcripts: CallTranscriptsTable;
+}
