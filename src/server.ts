@@ -8,6 +8,7 @@ import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
 import type { DatabaseHandle } from "./db/index.ts";
 import { registerErrorHandler } from "./http/errors.ts";
+import { mcpRoutes } from "./mcp/index.ts";
 import { DEFAULT_BCRYPT_ROUNDS } from "./platform/auth/passwords.ts";
 import { Authenticator } from "./platform/auth/principal.ts";
 import { DEFAULT_LOGIN_RATE_LIMIT, LoginRateLimiter, type LoginRateLimitOptions } from "./platform/auth/rate-limit.ts";
@@ -72,6 +73,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   app.get("/health", { schema: { hide: true } }, async () => ({ status: "ok" }));
 
   await app.register((api) => platformRoutes(api, ctx), { prefix: "/api/v1" });
+  await app.register((scope) => mcpRoutes(scope, ctx, { version: VERSION }));
   return app;
 }
 
