@@ -28,6 +28,8 @@ export interface ServerOptions {
   /** bcrypt cost; 12 unless a test or benchmark needs it lower. */
   passwordRounds?: number;
   loginRateLimit?: LoginRateLimitOptions;
+  /** Tool-protocol tuning; tests shorten the SSE keep-alive. */
+  mcp?: { keepaliveMs?: number };
 }
 
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
@@ -73,7 +75,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   app.get("/health", { schema: { hide: true } }, async () => ({ status: "ok" }));
 
   await app.register((api) => platformRoutes(api, ctx), { prefix: "/api/v1" });
-  await app.register((scope) => mcpRoutes(scope, ctx, { version: VERSION }));
+  await app.register((scope) => mcpRoutes(scope, ctx, { version: VERSION, ...options.mcp }));
   return app;
 }
 
