@@ -1,5 +1,7 @@
 // Raw HTTP and SSE clients for the tool-protocol tests, plus a server with a few known custom tools.
 import http from "node:http";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Db, Dialect } from "../../src/db/index.ts";
 import { newId, now } from "../../src/db/values.ts";
 import { generateApiKey } from "../../src/platform/api-keys/secrets.ts";
@@ -192,3 +194,9 @@ export const call = (id: number | string, name: string, args?: unknown) => ({
   method: "tools/call",
   params: args === undefined ? { name } : { name, arguments: args },
 });
+
+export async function connectClient(transport: Transport): Promise<Client> {
+  const client = new Client({ name: "test-client", version: "1.0.0" });
+  await client.connect(transport);
+  return client;
+}

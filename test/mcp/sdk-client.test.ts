@@ -1,11 +1,10 @@
 // The official SDK client over both of its HTTP transports, against the real server.
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestApp } from "../helpers/app.ts";
-import { startMcpApp } from "./helpers.ts";
+import { connectClient, startMcpApp } from "./helpers.ts";
 
 let server: TestApp;
 beforeAll(async () => {
@@ -23,12 +22,6 @@ const transports: [string, (base: string, headers?: Record<string, string>) => T
     (base, headers) => new StreamableHTTPClientTransport(new URL("/mcp", base), { requestInit: { headers } }),
   ],
 ];
-
-export async function connectClient(transport: Transport): Promise<Client> {
-  const client = new Client({ name: "test-client", version: "1.0.0" });
-  await client.connect(transport);
-  return client;
-}
 
 describe.each(transports)("SDK Client over %s", (_name, makeTransport) => {
   it("initializes, lists the tools and calls one", async () => {
