@@ -48,6 +48,10 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
   logOneLinePerRequest(app);
+  // While shutting down, a keep-alive socket must not hold the server open after its last response.
+  app.addHook("onSend", async (_request, reply) => {
+    if (!app.server.listening) reply.header("connection", "close");
+  });
 
   const tokens = new TokenService(config.jwtSecret, config.jwtTtlSeconds);
   const ctx: AppContext = {
