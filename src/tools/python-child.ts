@@ -29,12 +29,15 @@ export class PythonChild {
   /** Settles once the process is gone, with how it ended. */
   readonly exited: Promise<string>;
   readonly startedAt = Date.now();
+  /** When the process was found gone; undefined while it runs. */
+  exitedAt: number | undefined;
   private readonly process: ChildProcess;
   private readonly pending = new Map<number, PendingCall>();
   private nextId = 1;
   private alive = true;
   private loading = true;
   private closing = false;
+  private loadFailed = false;
 
   constructor(file: string) {
     this.process = spawn(PYTHON, ["-u", "-B", "-X", "utf8", BRIDGE, file], { stdio: ["pipe", "pipe", "pipe"] });
@@ -48,6 +51,7 @@ export class PythonChild {
     });
     this.ready.catch(() => {}); // the loader or the next call observes it
     const loadTimer = setTimeout(() => {
+      this.loadFailed = true;
       settleReady.reject(new ToolsFileError(file, `did not finish loading within ${LOAD_TIMEOUT_MS / 1000} s`));
       this.process.kill("SIGKILL");
     }, LOAD_TIMEOUT_MS);
@@ -64,7 +68,10 @@ export class PythonChild {
         clearTimeout(loadTimer);
         this.loading = false;
         if (message.type === "ready") settleReady.resolve(message.tools);
-        else settleReady.reject(new ToolsFileError(file, message.error, message.line ?? undefined));
+        else {
+          this.loadFailed = true; // the process is about to exit: send it nothing more
+          settleReady.reject(new ToolsFileError(file, message.error, message.line ?? undefined));
+        }
         this.updateHold();
         return;
       }
@@ -80,6 +87,7 @@ export class PythonChild {
       const onGone = (how: string) => {
         if (!this.alive) return;
         this.alive = false;
+        this.exitedAt = Date.now();
         clearTimeout(loadTimer);
         settleReady.reject(new ToolsFileError(file, `the Python process ended while loading (${how})`));
         for (const call of this.pending.values()) {
@@ -106,11 +114,11 @@ export class PythonChild {
   }
 
   get isAlive(): boolean {
-    return this.alive && !this.closing;
+    return this.alive && !this.closing && !this.loadFailed;
   }
 
   call(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
-    if (!this.alive) return Promise.reject(new Error(`The Python tools process is not running (${name})`));
+    if (!this.isAlive) return Promise.reject(new Error(`The Python tools process is not running (${name})`));
     if (signal?.aborted) return Promise.reject(new Error(`The call to ${name} was cancelled`));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {

@@ -33,7 +33,6 @@ class PythonSupervisor {
     first: PythonChild,
   ) {
     this.current = first;
-    this.watch(first);
   }
 
   async call(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
@@ -47,22 +46,17 @@ class PythonSupervisor {
     await this.current.close();
   }
 
-  private watch(child: PythonChild): void {
-    void child.exited.then(() => {
-      if (Date.now() - child.startedAt < QUICK_CRASH_MS) this.quickCrashes++;
-      else this.quickCrashes = 0;
-    });
-  }
-
   private restart(signal?: AbortSignal): Promise<PythonChild> {
     if (this.closed) return Promise.reject(new Error(`The Python tools of ${this.file} are closed`));
     this.starting ??= (async () => {
+      const dead = this.current;
+      const lived = (dead.exitedAt ?? Date.now()) - dead.startedAt;
+      this.quickCrashes = lived < QUICK_CRASH_MS ? this.quickCrashes + 1 : 0;
       try {
         if (this.quickCrashes > 0) {
           await delay(Math.min(FIRST_BACKOFF_MS * 2 ** (this.quickCrashes - 1), MAX_BACKOFF_MS));
         }
         const child = new PythonChild(this.file);
-        this.watch(child);
         this.current = child;
         await child.ready;
         return child;

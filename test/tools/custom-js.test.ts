@@ -46,6 +46,19 @@ describe("loading a TS/JS tools file", () => {
     await custom.close();
   });
 
+  it("passes the call's context (with its abort signal) as the second argument", async () => {
+    const source =
+      'export const tools = [[{ name: "ctx" }, (args: object, ctx: { signal?: AbortSignal; workspaceId?: string }) =>' +
+      " ({ args, workspaceId: ctx.workspaceId, aborted: ctx.signal?.aborted })]];\n";
+    const custom = await loadCustomTools({ cwd: dirWith({ "tools.ts": source }) });
+    const signal = AbortSignal.abort();
+    expect(await custom.tools[0]!.run({ x: 1 }, { workspaceId: "w1", signal })).toEqual({
+      args: { x: 1 },
+      workspaceId: "w1",
+      aborted: true,
+    });
+  });
+
   it("loads tools.js and tools.mjs", async () => {
     const js = await loadCustomTools({ cwd: dirWith({ "tools.js": jsTools("from_js") }) });
     expect(await js.tools[0]!.run({}, {})).toBe("from_js");

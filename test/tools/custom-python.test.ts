@@ -1,3 +1,4 @@
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { type CustomTools, loadCustomTools, ToolsFileError } from "../../src/tools/custom.ts";
@@ -6,8 +7,6 @@ import { dirWith, removeTempDirs } from "./temp-dir.ts";
 
 const PY_TOOLS = `
 import asyncio, os, sys, time
-
-print("loading the tools")  # must not reach the protocol
 
 async def greet(name, greeting="Hello"):
     await asyncio.sleep(0.01)
@@ -40,6 +39,13 @@ def crash():
 def pid():
     return os.getpid()
 
+def odd_values():
+    import datetime
+    return {"when": datetime.date(2026, 1, 2), "tags": {"only"}, "none": None}
+
+def exits():
+    sys.exit(2)
+
 tools = [
     ({"name": "greet", "description": "Greets", "parameters": {"type": "object", "properties": {"name": {"type": "string"}, "greeting": {"type": "string"}}, "required": ["name"]}}, greet),
     ({"name": "add", "description": "Adds", "parameters": {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]}}, add),
@@ -49,6 +55,8 @@ tools = [
     ({"name": "chatty", "description": "Prints"}, chatty),
     ({"name": "crash", "description": "Kills its process"}, crash),
     ({"name": "pid", "description": "Process id"}, pid),
+    ({"name": "odd_values", "description": "Returns values JSON has no type for"}, odd_values),
+    ({"name": "exits", "description": "Calls sys.exit"}, exits),
 ]
 `;
 
@@ -92,6 +100,8 @@ describe("Python tools", () => {
       "chatty",
       "crash",
       "pid",
+      "odd_values",
+      "exits",
     ]);
     expect(tool("greet").inputSchema.required).toEqual(["name"]);
     expect(tool("chatty").inputSchema).toEqual({ type: "object", properties: {} });
@@ -128,6 +138,20 @@ describe("Python tools", () => {
     expect(await registry.call(add, { a: 1, b: 2 })).toEqual({ ok: true, value: { sum: 3 } });
   });
 
+  it("unexpected arguments, sys.exit() and values JSON lacks are handled without losing the process", async () => {
+    const { custom, tool } = await load({ "tools.py": PY_TOOLS });
+    const registry = new ToolRegistry().addSource(staticSource(custom.tools));
+    const childPid = await tool("pid").run({}, {});
+    // The schema allows extra properties; Python refuses the keyword, and that is the tool's error.
+    expect(await registry.call(tool("greet"), { name: "Ada", colour: "red" })).toEqual({
+      ok: false,
+      error: "TypeError: greet() got an unexpected keyword argument 'colour'",
+    });
+    expect(await registry.call(tool("exits"), {})).toEqual({ ok: false, error: "SystemExit: 2" });
+    expect(await tool("odd_values").run({}, {})).toEqual({ when: "2026-01-02", tags: ["only"], none: null });
+    expect(await tool("pid").run({}, {})).toBe(childPid);
+  });
+
   it("print() in the tools file and in a tool goes to stderr, prefixed, and does not break the protocol", async () => {
     const written: string[] = [];
     const original = process.stderr.write.bind(process.stderr);
@@ -135,7 +159,7 @@ describe("Python tools", () => {
       written.push(String(chunk));
       return original(chunk);
     });
-    const { tool } = await load({ "tools.py": PY_TOOLS });
+    const { tool } = await load({ "tools.py": `print("loading the tools")\n${PY_TOOLS}` });
     expect(await tool("chatty").run({}, {})).toBe("still fine");
     expect(await tool("add").run({ a: 1, b: 2 }, {})).toEqual({ sum: 3 });
     await vi.waitFor(() => expect(written.join("")).toContain("[tools.py] raw bytes on fd 1"));
@@ -153,6 +177,24 @@ describe("Python tools", () => {
     await expect(inFlight).rejects.toThrow(/ended \(exit code 3\) while running slow_async/);
     const secondPid = await tool("pid").run({}, {});
     expect(secondPid).not.toBe(firstPid);
+    expect(await tool("add").run({ a: 1, b: 2 }, {})).toEqual({ sum: 3 });
+  });
+
+  it("a Python process killed from outside fails its calls clearly and is restarted", async () => {
+    const { tool } = await load({ "tools.py": PY_TOOLS });
+    const childPid = (await tool("pid").run({}, {})) as number;
+    const inFlight = tool("slow_sync").run({ seconds: 5 }, {});
+    process.kill(childPid, "SIGKILL");
+    await expect(inFlight).rejects.toThrow(/ended \(killed by SIGKILL\) while running slow_sync/);
+    expect(await tool("pid").run({}, {})).not.toBe(childPid);
+  });
+
+  it("a restart after the file was broken fails the call with the load error, naming file and line", async () => {
+    const { custom, tool } = await load({ "tools.py": PY_TOOLS });
+    writeFileSync(custom.file!, "tools = [\n    oops(\n");
+    await expect(tool("crash").run({}, {})).rejects.toThrow(/ended \(exit code 3\)/);
+    await expect(tool("add").run({ a: 1, b: 2 }, {})).rejects.toThrow(/tools\.py:2: SyntaxError/);
+    writeFileSync(custom.file!, PY_TOOLS);
     expect(await tool("add").run({ a: 1, b: 2 }, {})).toEqual({ sum: 3 });
   });
 
