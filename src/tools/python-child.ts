@@ -10,6 +10,7 @@ const BRIDGE = fileURLToPath(new URL("./python/bridge.py", import.meta.url));
 const PYTHON = "python3";
 const LOAD_TIMEOUT_MS = 30_000;
 const CLOSE_GRACE_MS = 2_000;
+const DRAIN_MS = 1_000;
 
 type ChildMessage =
   | { type: "ready"; tools: unknown[] }
@@ -56,7 +57,9 @@ export class PythonChild {
       this.process.kill("SIGKILL");
     }, LOAD_TIMEOUT_MS);
 
-    createInterface({ input: this.process.stdout! }).on("line", (line) => {
+    const protocol = createInterface({ input: this.process.stdout! });
+    const protocolEnded = new Promise<void>((resolve) => protocol.once("close", resolve));
+    protocol.on("line", (line) => {
       let message: ChildMessage;
       try {
         message = JSON.parse(line) as ChildMessage;
@@ -109,7 +112,15 @@ export class PythonChild {
         }
         onGone(error.message);
       });
-      this.process.on("exit", (code, signal) => onGone(signal ? `killed by ${signal}` : `exit code ${code}`));
+      this.process.on("exit", (code, signal) => {
+        const how = signal ? `killed by ${signal}` : `exit code ${code}`;
+        // "exit" can come before the last answers on stdout are read: settle those first.
+        const drained = setTimeout(() => onGone(how), DRAIN_MS);
+        void protocolEnded.then(() => {
+          clearTimeout(drained);
+          onGone(how);
+        });
+      });
     });
   }
 

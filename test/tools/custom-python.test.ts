@@ -46,6 +46,10 @@ def odd_values():
 def exits():
     sys.exit(2)
 
+async def last_words():
+    asyncio.get_running_loop().call_soon(os._exit, 0)  # runs right after the answer is written
+    return "bye"
+
 tools = [
     ({"name": "greet", "description": "Greets", "parameters": {"type": "object", "properties": {"name": {"type": "string"}, "greeting": {"type": "string"}}, "required": ["name"]}}, greet),
     ({"name": "add", "description": "Adds", "parameters": {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]}}, add),
@@ -57,6 +61,7 @@ tools = [
     ({"name": "pid", "description": "Process id"}, pid),
     ({"name": "odd_values", "description": "Returns values JSON has no type for"}, odd_values),
     ({"name": "exits", "description": "Calls sys.exit"}, exits),
+    ({"name": "last_words", "description": "Answers, then ends its process"}, last_words),
 ]
 `;
 
@@ -102,6 +107,7 @@ describe("Python tools", () => {
       "pid",
       "odd_values",
       "exits",
+      "last_words",
     ]);
     expect(tool("greet").inputSchema.required).toEqual(["name"]);
     expect(tool("chatty").inputSchema).toEqual({ type: "object", properties: {} });
@@ -178,6 +184,14 @@ describe("Python tools", () => {
     const secondPid = await tool("pid").run({}, {});
     expect(secondPid).not.toBe(firstPid);
     expect(await tool("add").run({ a: 1, b: 2 }, {})).toEqual({ sum: 3 });
+  });
+
+  it("an answer written just before the process ends still arrives", async () => {
+    const { tool } = await load({ "tools.py": PY_TOOLS });
+    for (let attempt = 0; attempt < 3; attempt++) {
+      expect(await tool("last_words").run({}, {})).toBe("bye");
+      await new Promise((resolve) => setTimeout(resolve, 150)); // let the exit be seen; the next call restarts
+    }
   });
 
   it("a Python process killed from outside fails its calls clearly and is restarted", async () => {
