@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -74,5 +74,22 @@ describe("agent-platform serve", () => {
     expect(weakSecret.output().stderr.trim()).toMatch(
       /^Invalid configuration: PLATFORM_JWT_SECRET must be at least 32 bytes/,
     );
+  });
+});
+
+describe("agent-platform serve --tools", () => {
+  it("names the tools file and line when it does not load, and does not start", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "agent-platform-tools-"));
+    dirs.push(dir);
+    writeFileSync(join(dir, "tools.py"), "tools = [\n  (  # unclosed\n");
+    const server = run(["serve", "--port", "0", "--tools", join(dir, "tools.py")]);
+    expect(await server.exited).toBe(1);
+    expect(server.output().stderr).toContain(`${join(dir, "tools.py")}:`);
+  });
+
+  it("loads the tools file and says so in the startup line", async () => {
+    const server = run(["serve", "--port", "0", "--tools", join(root, "examples/tools.ts")]);
+    const line = await waitFor(() => /listening on .*\n/.exec(server.output().stdout)?.[0]);
+    expect(line).toMatch(/\d+ tools from .*examples\/tools\.ts/);
   });
 });
