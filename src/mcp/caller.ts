@@ -1,5 +1,6 @@
 // Who is calling the tool protocol, and whether the request may reach it at all (DNS-rebinding guard).
 import type { IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { AppContext } from "../context.ts";
 import { forbidden, unauthorized } from "../http/errors.ts";
 import type { ToolContext } from "../tools/registry.ts";
@@ -37,6 +38,12 @@ export function isLoopbackName(hostname: string): boolean {
     name === "[::1]" ||
     /^127(\.\d{1,3}){3}$/.test(name)
   );
+}
+
+/** Whether the server listens on a loopback address only (127.x, ::1); false for 0.0.0.0, :: or a public address. */
+export function isLoopbackAddress(address: AddressInfo | string | null): boolean {
+  if (address === null || typeof address === "string") return false;
+  return address.address === "::1" || address.address.startsWith("127.");
 }
 
 /** The host part of a Host header (`name:port`, `[v6]:port`). */
