@@ -11,6 +11,8 @@ export const KEEPALIVE_INTERVAL_MS = 15_000;
 export const MESSAGES_PATH = "/messages/";
 const SESSION_ID = /^[0-9a-f]{32}$/;
 const KEEPALIVE_FRAME = ": keepalive\n\n";
+/** A client that stops reading its stream is dropped rather than buffered for without limit. */
+const MAX_UNREAD_BYTES = 8 * 1024 * 1024;
 
 interface SseSession {
   response: ServerResponse;
@@ -71,9 +73,7 @@ export class SseSessions {
     const session = this.sessions.get(sessionId);
     if (!session) return;
     const outcome = await this.dispatcher.dispatchText(body, session.caller);
-    if (outcome.response !== undefined && !session.response.writableEnded) {
-      session.response.write(`event: message\ndata: ${outcome.response}\n\n`);
-    }
+    if (outcome.response !== undefined) write(session.response, `event: message\ndata: ${outcome.response}\n\n`);
   }
 
   /** Ends every stream (server shutdown). */
@@ -84,6 +84,12 @@ export class SseSessions {
   }
 
   private writeAll(frame: string): void {
-    for (const session of this.sessions.values()) session.response.write(frame);
+    for (const session of this.sessions.values()) write(session.response, frame);
   }
+}
+
+function write(response: ServerResponse, frame: string): void {
+  if (response.writableEnded || response.destroyed) return;
+  if (response.writableLength > MAX_UNREAD_BYTES) response.destroy();
+  else response.write(frame);
 }
