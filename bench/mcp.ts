@@ -2,7 +2,9 @@
 // tools/call of a trivial echo tool on our server beside a bare hand-written JSON-RPC echo on node:http (same framing),
 // both in child processes: Streamable HTTP /mcp at 32 connections; legacy SSE with 32 sessions calling back to back;
 // then 1,000 SSE sessions held open on our server: every one answers, RSS per session, RSS after they close.
+import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { createInterface } from "node:readline";
 import { createTestDatabase } from "../test/helpers/databases.ts";
 import { fmt, type LoadResult, load, startChild } from "./support/processes.ts";
 import { BenchSession, closeIdlePostConnections, type SseLoadResult, sseLoad } from "./support/sse-client.ts";
@@ -35,24 +37,90 @@ const rssKiB = (pid: number): number => {
 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** RSS after two full collections in the child (it collects on SIGUSR2). */
-async function settledRssKiB(pid: number): Promise<number> {
-  for (let round = 0; round < 2; round += 1) {
-    process.kill(pid, "SIGUSR2");
-    await sleep(400);
-  }
-  return rssKiB(pid);
+interface Memory {
+  rss: number;
+  heapTotal: number;
+  heapUsed: number;
+  external: number;
 }
+
+/** The child's memory after two full collections (it collects and prints process.memoryUsage() on SIGUSR2). */
+async function settledMemory(child: ChildProcess): Promise<Memory> {
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  let last: Memory | undefined;
+  lines.on("line", (text) => {
+    last = JSON.parse(text) as Memory;
+  });
+  for (let round = 0; round < 2; round += 1) {
+    last = undefined;
+    child.kill("SIGUSR2");
+    const deadline = Date.now() + 5_000;
+    while (!last && Date.now() < deadline) await sleep(50);
+    await sleep(200);
+  }
+  lines.close();
+  if (!last) throw new Error("the server did not report its memory");
+  return { ...last, rss: rssKiB(child.pid ?? 0) * 1024 };
+}
+
+const mib = (bytes: number) => fmt(bytes / 1024 / 1024);
 
 const line = (label: string, result: { p50: number; p99: number }, perSecond: number, extra = "") =>
   console.log(
     `${label.padEnd(18)} ${fmt(perSecond, 0).padStart(7)} calls/s  p50 ${result.p50} ms  p99 ${result.p99} ms${extra}`,
   );
 
+/** On a fresh server, so what is measured is the sessions and not what the load phases left behind. */
+async function heldSessions(label: string, script: string, databaseUrl: string, targets: boolean): Promise<void> {
+  const server = await startChild(script, [], { DATABASE_URL: databaseUrl, LOG_LEVEL: "warn" });
+  try {
+    // Warm every code path once (SSE open, call, close) so first-use compilation is not counted as session memory.
+    const warm = await Promise.all(Array.from({ length: 20 }, () => BenchSession.open(server.url)));
+    await Promise.all(warm.map((session) => session.call("warm")));
+    for (const session of warm) session.close();
+    closeIdlePostConnections();
+    await sleep(500);
+    const before = await settledMemory(server.child);
+    const started = performance.now();
+    const held: BenchSession[] = [];
+    for (let start = 0; start < HELD_SESSIONS; start += 100) {
+      held.push(...(await Promise.all(Array.from({ length: 100 }, () => BenchSession.open(server.url)))));
+    }
+    const replies = await Promise.all(held.map((session, index) => session.call(`session ${index}`)));
+    const answered = replies.filter((reply, index) => reply.includes(`session ${index}`)).length;
+    const seconds = (performance.now() - started) / 1000;
+    closeIdlePostConnections();
+    await sleep(300);
+    const open = await settledMemory(server.child);
+    for (const session of held) session.close();
+    await sleep(3000);
+    const after = await settledMemory(server.child);
+    const perSession = (open.rss - before.rss) / HELD_SESSIONS;
+    console.log(`\n== tool protocol: ${HELD_SESSIONS} legacy SSE sessions held open, ${label} (fresh process)`);
+    console.log(`answered           ${answered} of ${HELD_SESSIONS} (opened and called in ${fmt(seconds)} s)`);
+    for (const [label, memory] of [
+      ["before", before],
+      ["open", open],
+      ["after close", after],
+    ] as const) {
+      console.log(
+        `${label.padEnd(18)} RSS ${mib(memory.rss)} MiB  heap ${mib(memory.heapUsed)} of ${mib(memory.heapTotal)} MiB  external ${mib(memory.external)} MiB`,
+      );
+    }
+    console.log(`per session        ${fmt(perSession / 1024, 2)} KiB of RSS${targets ? " (target < 15 KiB)" : ""}`);
+    console.log(
+      `given back         RSS within ${mib(Math.abs(after.rss - before.rss))} MiB of before${targets ? " (target ≤ 10 MiB)" : ""}`,
+    );
+  } finally {
+    await server.stop();
+  }
+}
+
 const database = await createTestDatabase("sqlite");
 const ours = await startChild("bench/support/mcp-server.ts", [], { DATABASE_URL: database.url, LOG_LEVEL: "warn" });
 const bare = await startChild("bench/support/bare-mcp-echo.ts");
 let bareRunning = true;
+let oursRunning = true;
 try {
   // Warm-up both, then measure one after the other so they do not share the two cores.
   await mcpLoad(ours.url, 2);
@@ -82,34 +150,12 @@ try {
   await bare.stop();
   bareRunning = false;
   closeIdlePostConnections();
-  const pid = ours.child.pid ?? 0;
-  await sleep(500);
-  const before = await settledRssKiB(pid);
-  const started = performance.now();
-  const held: BenchSession[] = [];
-  for (let start = 0; start < HELD_SESSIONS; start += 100) {
-    held.push(...(await Promise.all(Array.from({ length: 100 }, () => BenchSession.open(ours.url)))));
-  }
-  const replies = await Promise.all(held.map((session, index) => session.call(`session ${index}`)));
-  const answered = replies.filter((reply, index) => reply.includes(`session ${index}`)).length;
-  closeIdlePostConnections();
-  await sleep(300);
-  const open = await settledRssKiB(pid);
-  for (const session of held) session.close();
-  await sleep(1000);
-  const after = await settledRssKiB(pid);
-  const perSession = ((open - before) * 1024) / HELD_SESSIONS;
-  console.log(`\n== tool protocol: ${HELD_SESSIONS} legacy SSE sessions held open`);
-  console.log(
-    `answered           ${answered} of ${HELD_SESSIONS} (opened and called in ${fmt((performance.now() - started) / 1000)} s)`,
-  );
-  console.log(
-    `RSS                before ${fmt(before / 1024)} MiB  open ${fmt(open / 1024)} MiB  after close ${fmt(after / 1024)} MiB`,
-  );
-  console.log(`per session        ${fmt(perSession / 1024, 2)} KiB (target < 15 KiB)`);
-  console.log(`given back         within ${fmt(Math.abs(after - before) / 1024, 2)} MiB of before (target ≤ 10 MiB)`);
-} finally {
   await ours.stop();
+  oursRunning = false;
+  await heldSessions("agent-platform", "bench/support/mcp-server.ts", database.url, true);
+  await heldSessions("bare node:http (for reference)", "bench/support/bare-mcp-echo.ts", database.url, false);
+} finally {
+  if (oursRunning) await ours.stop();
   if (bareRunning) await bare.stop();
   await database.drop();
 }

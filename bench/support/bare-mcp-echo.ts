@@ -48,7 +48,10 @@ server.listen(0, "127.0.0.1", () => {
 });
 v8.setFlagsFromString("--expose-gc");
 const collectGarbage = runInNewContext("gc") as () => void;
-process.on("SIGUSR2", () => collectGarbage());
+process.on("SIGUSR2", () => {
+  collectGarbage();
+  console.log(JSON.stringify(process.memoryUsage()));
+});
 process.on("SIGTERM", () => {
   for (const stream of streams.values()) stream.end();
   server.close(() => process.exit(0));

@@ -1,5 +1,6 @@
 // The real server with one trivial `echo` custom tool, for `npm run bench -- mcp`. Prints its URL on stdout.
-// SIGUSR2 runs a full garbage collection (exposed at start through V8 flags), so RSS is read after garbage is gone.
+// SIGUSR2 runs a full garbage collection (exposed at start through V8 flags) and prints process.memoryUsage() as a
+// JSON line, so memory is read after garbage is gone.
 import v8 from "node:v8";
 import { runInNewContext } from "node:vm";
 import { loadConfig } from "../../src/config.ts";
@@ -25,7 +26,10 @@ const app = await buildServer({ config, database, registry });
 console.log(await app.listen({ host: "127.0.0.1", port: 0 }));
 v8.setFlagsFromString("--expose-gc");
 const collectGarbage = runInNewContext("gc") as () => void;
-process.on("SIGUSR2", () => collectGarbage());
+process.on("SIGUSR2", () => {
+  collectGarbage();
+  console.log(JSON.stringify(process.memoryUsage()));
+});
 process.on("SIGTERM", async () => {
   await app.close();
   await database.close();

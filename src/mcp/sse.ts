@@ -1,8 +1,9 @@
 // Legacy SSE transport: GET /sse opens a stream whose first event names the POST endpoint of its session; each message
-// POSTed there is answered 202 and its reply travels on that stream. Frames are written by hand on the raw response:
-// a session holds only its response, its caller and an abort controller, and is gone when the stream closes.
-import { randomUUID } from "node:crypto";
-import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
+// POSTed there is answered 202 and its reply travels on that stream. The response head and the frames are written by
+// hand on the socket (the body ends when the connection does), so a session holds only its socket, its caller and an
+// abort controller, and is gone when the stream closes.
+import { randomBytes } from "node:crypto";
+import type { Socket } from "node:net";
 import type { FastifyReply } from "fastify";
 import type { ToolContext } from "../tools/registry.ts";
 import type { McpDispatcher } from "./dispatcher.ts";
@@ -15,7 +16,7 @@ const KEEPALIVE_FRAME = ": keepalive\n\n";
 const MAX_UNREAD_BYTES = 8 * 1024 * 1024;
 
 interface SseSession {
-  response: ServerResponse;
+  socket: Socket;
   caller: ToolContext;
   /** Aborted when the stream closes, so a running tool can stop. */
   abort: AbortController;
@@ -41,21 +42,23 @@ export class SseSessions {
 
   /** Takes over the reply's socket, sends the endpoint event and keeps the stream until the client closes it. */
   open(reply: FastifyReply, caller: ToolContext): void {
-    const sessionId = randomUUID().replaceAll("-", "");
-    const headers: OutgoingHttpHeaders = {
-      ...(reply.getHeaders() as OutgoingHttpHeaders),
-      "content-type": "text/event-stream",
-      "cache-control": "no-cache",
-      connection: "keep-alive",
-      "x-accel-buffering": "no",
-    };
+    // A flat string: a replaceAll result would keep its rope of pieces alive as the Map key.
+    const sessionId = randomBytes(16).toString("hex");
+    let head = "HTTP/1.1 200 OK\r\n";
+    // Headers other hooks set (CORS) go out too.
+    for (const [name, value] of Object.entries(reply.getHeaders())) {
+      if (value !== undefined) head += `${name}: ${Array.isArray(value) ? value.join(", ") : value}\r\n`;
+    }
+    head +=
+      "content-type: text/event-stream\r\ncache-control: no-cache\r\nx-accel-buffering: no\r\nconnection: close\r\n\r\n";
     reply.hijack();
-    const response = reply.raw;
-    response.writeHead(200, headers);
-    response.write(`event: endpoint\ndata: ${MESSAGES_PATH}?session_id=${sessionId}\n\n`);
+    const socket = reply.raw.socket;
+    if (!socket || socket.destroyed) return;
+    socket.setNoDelay(true);
+    socket.write(`${head}event: endpoint\ndata: ${MESSAGES_PATH}?session_id=${sessionId}\n\n`);
     const abort = new AbortController();
-    this.sessions.set(sessionId, { response, caller: { ...caller, signal: abort.signal }, abort });
-    response.once("close", () => {
+    this.sessions.set(sessionId, { socket, caller: { ...caller, signal: abort.signal }, abort });
+    socket.once("close", () => {
       this.sessions.delete(sessionId);
       abort.abort();
     });
@@ -73,23 +76,23 @@ export class SseSessions {
     const session = this.sessions.get(sessionId);
     if (!session) return;
     const outcome = await this.dispatcher.dispatchText(body, session.caller);
-    if (outcome.response !== undefined) write(session.response, `event: message\ndata: ${outcome.response}\n\n`);
+    if (outcome.response !== undefined) write(session.socket, `event: message\ndata: ${outcome.response}\n\n`);
   }
 
   /** Ends every stream (server shutdown). */
   closeAll(): void {
     clearInterval(this.keepalive);
-    for (const session of this.sessions.values()) session.response.end();
+    for (const session of this.sessions.values()) session.socket.end();
     this.sessions.clear();
   }
 
   private writeAll(frame: string): void {
-    for (const session of this.sessions.values()) write(session.response, frame);
+    for (const session of this.sessions.values()) write(session.socket, frame);
   }
 }
 
-function write(response: ServerResponse, frame: string): void {
-  if (response.writableEnded || response.destroyed) return;
-  if (response.writableLength > MAX_UNREAD_BYTES) response.destroy();
-  else response.write(frame);
+function write(socket: Socket, frame: string): void {
+  if (socket.writableEnded || socket.destroyed) return;
+  if (socket.writableLength > MAX_UNREAD_BYTES) socket.destroy();
+  else socket.write(frame);
 }

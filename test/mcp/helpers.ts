@@ -109,6 +109,7 @@ export class RawSseStream {
   readonly events: SseEvent[] = [];
   comments = 0;
   status = 0;
+  headers: http.IncomingHttpHeaders = {};
   private buffer = "";
   private waiters: (() => void)[] = [];
   private request!: http.ClientRequest;
@@ -120,6 +121,7 @@ export class RawSseStream {
       stream.request = http.get(new URL("/sse", baseUrl), { headers }, (response) => {
         stream.response = response;
         stream.status = response.statusCode ?? 0;
+        stream.headers = response.headers;
         response.setEncoding("utf8");
         response.on("data", (chunk: string) => stream.receive(chunk));
         resolve(stream);

@@ -59,6 +59,18 @@ describe("legacy SSE transport", () => {
     }
   });
 
+  it("the stream is an event stream a browser page on localhost may read (CORS)", async () => {
+    const stream = await RawSseStream.open(server.url, { origin: "http://localhost:6274" });
+    try {
+      await stream.endpoint();
+      expect(stream.headers["content-type"]).toBe("text/event-stream");
+      expect(stream.headers["cache-control"]).toBe("no-cache");
+      expect(stream.headers["access-control-allow-origin"]).toBe("http://localhost:6274");
+    } finally {
+      stream.close();
+    }
+  });
+
   it("an empty or malformed session id is 400; a well-formed unknown one is 404", async () => {
     const empty = await postJson(server.url, "/messages/?session_id=", call(1, "echo", { text: "x" }));
     expect(empty.status).toBe(400);
