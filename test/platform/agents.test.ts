@@ -127,6 +127,9 @@ describe.each(testDialects)("agents (%s)", (dialect) => {
     }
     const malformed = await t.api.post(agents(), undefined, { token: ws.member.token, raw: '{"name": "A",' });
     expect(malformed).toMatchObject({ status: 422, body: { detail: [{ type: "json_invalid", loc: ["body"] }] } });
+    // httpx sends Content-Type: application/json with Content-Length: 0 on a POST without a body: that is no body.
+    const empty = await t.api.post(agents(), undefined, { token: ws.member.token, raw: "" });
+    expect(empty).toMatchObject({ status: 422, body: { detail: [{ loc: ["body"] }] } });
     const oversize = await t.api.post(agents(), { name: "Big", instructions: "x".repeat(1024 * 1024) }, ws.member);
     expect(oversize.status).toBe(413);
     expect(await countAgents()).toBe(before);
