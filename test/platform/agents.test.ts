@@ -375,6 +375,23 @@ describe.each(testDialects)("agents (%s)", (dialect) => {
     ]);
     expect(changes[0]).toMatchObject({ actor_type: "agent", actor_id: agentId });
 
+    // Several tasks of one agent changing its status at once: each recorded change starts where the last one ended.
+    const targets = ["working", "blocked", "error", "idle", "working", "offline"] as const;
+    await Promise.all(targets.map((status) => setAgentStatus(t.db, ws.workspaceId, agentId, status, actor)));
+    const chain = (
+      await t.db
+        .selectFrom("activity")
+        .select("details")
+        .where("entity_id", "=", agentId)
+        .where("action", "=", "agent.status_changed")
+        .orderBy("created_at")
+        .orderBy("id")
+        .execute()
+    ).map((row) => JSON.parse(row.details) as { from: string; to: string });
+    for (let index = 1; index < chain.length; index++) expect(chain[index]?.from).toBe(chain[index - 1]?.to);
+    const final = await getAgent(t.db, ws.workspaceId, agentId);
+    expect(final.status).toBe(chain.at(-1)?.to);
+
     await expect(setAgentStatus(t.db, otherWorkspaceId, agentId, "error", actor)).rejects.toThrow(HttpError);
     await expect(getAgent(t.db, ws.workspaceId, otherAgentId)).rejects.toMatchObject({ statusCode: 404 });
     const firstTwo = await listAgents(t.db, ws.workspaceId, { limit: 2, offset: 0 });

@@ -2,7 +2,7 @@
 import type { Db } from "../../db/index.ts";
 import type { AgentsTable } from "../../db/schema.ts";
 import { fromJson, newId, now, toJson } from "../../db/values.ts";
-import { forbidden, notFound } from "../../http/errors.ts";
+import { conflict, forbidden, notFound } from "../../http/errors.ts";
 import { type Actor, hasRole, type Membership } from "../access.ts";
 import { diffFields, recordActivity } from "../activity/record.ts";
 import { isId } from "../input.ts";
@@ -194,7 +194,8 @@ export async function deleteAgent(db: Db, by: Membership, agentId: string, actor
 
 /**
  * For the agent runtime: moves an agent to `status` and records `agent.status_changed`.
- * Setting the status it already has changes nothing and records nothing.
+ * Setting the status it already has changes nothing and records nothing. Concurrent callers (an agent running
+ * several tasks) each see the status they replace: the update only applies while the status is still the one read.
  */
 export async function setAgentStatus(
   db: Db,
@@ -203,19 +204,29 @@ export async function setAgentStatus(
   status: AgentStatus,
   actor: Actor,
 ): Promise<Agent> {
-  return db.transaction().execute(async (trx) => {
-    const before = await getAgent(trx, workspaceId, agentId);
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const before = await getAgent(db, workspaceId, agentId);
     if (before.status === status) return before;
     const updatedAt = now();
-    await trx.updateTable("agents").set({ status, updated_at: updatedAt }).where("id", "=", agentId).execute();
-    await recordActivity(trx, {
-      workspaceId,
-      entityType: "agent",
-      entityId: agentId,
-      actor,
-      action: "agent.status_changed",
-      details: { from: before.status, to: status },
+    const changed = await db.transaction().execute(async (trx) => {
+      const result = await trx
+        .updateTable("agents")
+        .set({ status, updated_at: updatedAt })
+        .where("id", "=", agentId)
+        .where("status", "=", before.status)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) return false;
+      await recordActivity(trx, {
+        workspaceId,
+        entityType: "agent",
+        entityId: agentId,
+        actor,
+        action: "agent.status_changed",
+        details: { from: before.status, to: status },
+      });
+      return true;
     });
-    return { ...before, status, updated_at: updatedAt };
-  });
+    if (changed) return { ...before, status, updated_at: updatedAt };
+  }
+  throw conflict("The agent's status keeps changing; try again");
 }
