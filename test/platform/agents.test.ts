@@ -228,6 +228,13 @@ describe.each(testDialects)("agents (%s)", (dialect) => {
     );
     expect(ownedByAgent).toMatchObject({ status: 201, body: { owner_type: "agent", owner_id: byAgent.body.id } });
 
+    const itself = await t.api.patch(
+      `${agents()}${byAgent.body.id}`,
+      { owner_type: "agent", owner_id: byAgent.body.id },
+      { token: ws.admin.token },
+    );
+    expect(itself).toMatchObject({ status: 422, body: { detail: [{ loc: ["body", "owner_id"] }] } });
+
     const before = await countAgents();
     const cases: [Record<string, unknown>, string][] = [
       [{ owner_type: "member", owner_id: ws.outsider.user.id }, "Member not found"],

@@ -7,12 +7,13 @@ import { isId } from "../input.ts";
 
 export type Activity = Omit<ActivityTable, "details"> & { details: Record<string, unknown> };
 
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+// recordActivity always writes an object; anything else (a hand-edited row) is shown as no details.
 const toActivity = (row: ActivityTable): Activity => {
   const details = fromJson<unknown>(row.details, {});
-  return {
-    ...row,
-    details: details && typeof details === "object" && !Array.isArray(details) ? details : {},
-  } as Activity;
+  return { ...row, details: isObject(details) ? details : {} };
 };
 
 const newestFirst = (db: Db, workspaceId: string) =>

@@ -2,7 +2,7 @@
 import type { Db } from "../../db/index.ts";
 import type { AgentsTable } from "../../db/schema.ts";
 import { fromJson, newId, now, toJson } from "../../db/values.ts";
-import { conflict, forbidden, notFound } from "../../http/errors.ts";
+import { conflict, forbidden, invalid, notFound } from "../../http/errors.ts";
 import { type Actor, hasRole, type Membership } from "../access.ts";
 import { diffFields, recordActivity } from "../activity/record.ts";
 import { isId } from "../input.ts";
@@ -134,7 +134,9 @@ export async function updateAgent(
     const before = await getAgent(trx, by.workspaceId, agentId);
     requireManager(before, by);
     if (patch.owner_type && patch.owner_id) {
-      if (patch.owner_type === "agent" && patch.owner_id === agentId) throw notFound("Agent");
+      if (patch.owner_type === "agent" && patch.owner_id === agentId) {
+        throw invalid(["body", "owner_id"], "An agent cannot own itself");
+      }
       await requireOwnerInWorkspace(trx, by.workspaceId, patch.owner_type, patch.owner_id);
     }
     const changes = diffFields(before, patch);
