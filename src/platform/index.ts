@@ -3,7 +3,12 @@ import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../context.ts";
 import { requireAuthentication, requireWorkspaceRole } from "./access.ts";
 import { authRoutes } from "./auth/routes.ts";
+import { commentRoutes } from "./comments/routes.ts";
+import { dependencyRoutes } from "./dependencies/routes.ts";
+import { issueRoutes } from "./issues/routes.ts";
+import { labelRoutes } from "./labels/routes.ts";
 import { memberRoutes } from "./members/routes.ts";
+import { projectRoutes } from "./projects/routes.ts";
 import { workspaceCollectionRoutes, workspaceRoutes } from "./workspaces/routes.ts";
 
 export async function platformRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -14,7 +19,16 @@ export async function platformRoutes(app: FastifyInstance, ctx: AppContext): Pro
     await authenticated.register(
       async (workspace) => {
         requireWorkspaceRole(workspace, ctx.db);
-        for (const routes of [workspaceRoutes, memberRoutes]) await workspace.register(routes, ctx);
+        for (const routes of [
+          workspaceRoutes,
+          memberRoutes,
+          projectRoutes,
+          issueRoutes,
+          commentRoutes,
+          labelRoutes,
+          dependencyRoutes,
+        ])
+          await workspace.register(routes, ctx);
       },
       { prefix: "/workspaces/:ws_id" },
     );
