@@ -67,16 +67,19 @@ export const updateIssueBody = z.object({
 });
 
 /** Filters of the issue list; each takes several values comma-separated. */
+const oneOf = (values: readonly string[]) => `Comma-separated, any of: ${values.join(", ")}`;
+const ids = "Comma-separated ids";
+
 export const issueFiltersSchema = z.object({
-  status: csvFilter(issueStatusSchema),
-  priority: csvFilter(issuePrioritySchema),
-  assignee_type: csvFilter(actorTypeSchema),
-  project_id: csvFilter(idField),
-  assignee_id: csvFilter(idField),
-  creator_id: csvFilter(idField),
-  parent_issue_id: csvFilter(idField),
-  label_id: csvFilter(idField),
-  q: text(500).optional(),
+  status: csvFilter(issueStatusSchema).describe(oneOf(ISSUE_STATUSES)),
+  priority: csvFilter(issuePrioritySchema).describe(oneOf(ISSUE_PRIORITIES)),
+  assignee_type: csvFilter(actorTypeSchema).describe(oneOf(actorTypeSchema.options)),
+  project_id: csvFilter(idField).describe(ids),
+  assignee_id: csvFilter(idField).describe(ids),
+  creator_id: csvFilter(idField).describe(ids),
+  parent_issue_id: csvFilter(idField).describe(ids),
+  label_id: csvFilter(idField).describe(`${ids}: issues carrying any of these labels`),
+  q: text(500).optional().describe("Case-insensitive text search in title, description and identifier"),
 });
 
 export const issueListQuery = pageQuery.extend(issueFiltersSchema.shape);
