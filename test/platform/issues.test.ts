@@ -246,8 +246,8 @@ describe.each(testDialects)("issues (%s)", (dialect) => {
     await t.api.post(path(`${parent.id}/labels/${label.id}`), undefined, { token: member.token });
     await t.api.post(path(`${other.id}/dependencies/`), { depends_on_issue_id: parent.id }, { token: admin.token });
 
-    const byOwnerOfNothing = await registerUser(t.api, "stranger");
-    expect((await t.api.delete(path(parent.id), { token: byOwnerOfNothing.token })).status).toBe(403);
+    const stranger = await registerUser(t.api, "stranger");
+    expect((await t.api.delete(path(parent.id), { token: stranger.token })).status).toBe(403);
     expect(await t.api.delete(path(child.id), { token: member.token })).toMatchObject({ status: 403 });
     expect((await t.api.delete(path(parent.id), { token: member.token })).status).toBe(204);
     expect(await t.api.get(path(parent.id), { token: member.token })).toMatchObject({
