@@ -7,7 +7,12 @@ import { activityRoutes } from "./activity/routes.ts";
 import { agentRoutes } from "./agents/routes.ts";
 import { apiKeyRoutes } from "./api-keys/routes.ts";
 import { authRoutes } from "./auth/routes.ts";
+import { commentRoutes } from "./comments/routes.ts";
+import { dependencyRoutes } from "./dependencies/routes.ts";
+import { issueRoutes } from "./issues/routes.ts";
+import { labelRoutes } from "./labels/routes.ts";
 import { memberRoutes } from "./members/routes.ts";
+import { projectRoutes } from "./projects/routes.ts";
 import { workspaceCollectionRoutes, workspaceRoutes } from "./workspaces/routes.ts";
 
 export async function platformRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -19,7 +24,18 @@ export async function platformRoutes(app: FastifyInstance, ctx: AppContext): Pro
     await authenticated.register(
       async (workspace) => {
         requireWorkspaceRole(workspace, ctx.db);
-        for (const routes of [workspaceRoutes, memberRoutes, agentRoutes, activityRoutes, apiKeyRoutes])
+        for (const routes of [
+          workspaceRoutes,
+          memberRoutes,
+          projectRoutes,
+          issueRoutes,
+          commentRoutes,
+          labelRoutes,
+          dependencyRoutes,
+          agentRoutes,
+          activityRoutes,
+          apiKeyRoutes,
+        ])
           await workspace.register(routes, ctx);
       },
       { prefix: "/workspaces/:ws_id" },

@@ -43,7 +43,7 @@ interface Endpoint {
   body?: (ids: Ids) => unknown;
   /** Least role allowed when the caller did not create the resource. */
   role: Role;
-  /** Consumes its resource (deletes): each attempt gets fresh resources. */
+  /** Consumes or changes its resource for good (deletes, a second add is 409): each attempt gets fresh resources. */
   destructive?: boolean;
   /** Addresses a resource by id in its path, so another workspace's id must be 404. */
   addressesResource?: boolean;
@@ -56,7 +56,12 @@ const endpoints: Record<string, Endpoint> = {
   "list projects": { method: "GET", path: () => "projects/", role: "member" },
   "create project": { method: "POST", path: () => "projects/", body: () => ({ title: "New" }), role: "member" },
   "get project": { method: "GET", path: (i) => `projects/${i.project}`, role: "member", addressesResource: true },
-  "project stats": { method: "GET", path: (i) => `projects/${i.project}/stats`, role: "member", addressesResource: true },
+  "project stats": {
+    method: "GET",
+    path: (i) => `projects/${i.project}/stats`,
+    role: "member",
+    addressesResource: true,
+  },
   "update project": {
     method: "PATCH",
     path: (i) => `projects/${i.project}`,
@@ -88,7 +93,12 @@ const endpoints: Record<string, Endpoint> = {
     destructive: true,
     addressesResource: true,
   },
-  "list comments": { method: "GET", path: (i) => `issues/${i.issue}/comments`, role: "member", addressesResource: true },
+  "list comments": {
+    method: "GET",
+    path: (i) => `issues/${i.issue}/comments`,
+    role: "member",
+    addressesResource: true,
+  },
   "add comment": {
     method: "POST",
     path: (i) => `issues/${i.issue}/comments`,
@@ -111,7 +121,12 @@ const endpoints: Record<string, Endpoint> = {
     addressesResource: true,
   },
   "list labels": { method: "GET", path: () => "labels", role: "member" },
-  "create label": { method: "POST", path: () => "labels", body: () => ({ name: `N-${Math.random()}` }), role: "member" },
+  "create label": {
+    method: "POST",
+    path: () => "labels",
+    body: () => ({ name: `N-${Math.random()}` }),
+    role: "member",
+  },
   "update label": {
     method: "PATCH",
     path: (i) => `labels/${i.label}`,
@@ -126,7 +141,12 @@ const endpoints: Record<string, Endpoint> = {
     destructive: true,
     addressesResource: true,
   },
-  "list issue labels": { method: "GET", path: (i) => `issues/${i.issue}/labels`, role: "member", addressesResource: true },
+  "list issue labels": {
+    method: "GET",
+    path: (i) => `issues/${i.issue}/labels`,
+    role: "member",
+    addressesResource: true,
+  },
   "link label": {
     method: "POST",
     path: (i) => `issues/${i.other}/labels/${i.label}`,
@@ -150,6 +170,7 @@ const endpoints: Record<string, Endpoint> = {
     path: (i) => `issues/${i.other}/dependencies/`,
     body: (i) => ({ depends_on_issue_id: i.issue, type: "related" }),
     role: "member",
+    destructive: true,
     addressesResource: true,
   },
   "delete dependency": {
@@ -160,7 +181,12 @@ const endpoints: Record<string, Endpoint> = {
     addressesResource: true,
   },
   "list agents": { method: "GET", path: () => "agents/", role: "member" },
-  "create agent": { method: "POST", path: () => "agents/", body: () => ({ name: `N-${Math.random()}` }), role: "member" },
+  "create agent": {
+    method: "POST",
+    path: () => "agents/",
+    body: () => ({ name: `N-${Math.random()}` }),
+    role: "member",
+  },
   "get agent": { method: "GET", path: (i) => `agents/${i.agent}`, role: "member", addressesResource: true },
   "update agent": {
     method: "PATCH",
@@ -177,7 +203,12 @@ const endpoints: Record<string, Endpoint> = {
     addressesResource: true,
   },
   "list activity": { method: "GET", path: () => "activity", role: "member" },
-  "issue activity": { method: "GET", path: (i) => `issues/${i.issue}/activity`, role: "member", addressesResource: true },
+  "issue activity": {
+    method: "GET",
+    path: (i) => `issues/${i.issue}/activity`,
+    role: "member",
+    addressesResource: true,
+  },
   "list api keys": { method: "GET", path: () => "api-keys", role: "member" },
   "create api key": { method: "POST", path: () => "api-keys", body: () => ({ name: "k2" }), role: "admin" },
   "revoke api key": {
@@ -212,11 +243,14 @@ describe.each(testDialects)("authorization matrix (%s)", (dialect) => {
       token,
     });
 
-  it.each(Object.entries(endpoints))("%s: a non-member gets 403, with or without a valid body", async (_name, endpoint) => {
-    const response = await call(endpoint, home.workspaceId, homeIds, home.outsider.token);
-    expect(response.status).toBe(403);
-    expect(response.body).toEqual({ detail: "Not a member of this workspace or insufficient role" });
-  });
+  it.each(Object.entries(endpoints))(
+    "%s: a non-member gets 403, with or without a valid body",
+    async (_name, endpoint) => {
+      const response = await call(endpoint, home.workspaceId, homeIds, home.outsider.token);
+      expect(response.status).toBe(403);
+      expect(response.body).toEqual({ detail: "Not a member of this workspace or insufficient role" });
+    },
+  );
 
   it.each(Object.entries(endpoints).filter(([, endpoint]) => endpoint.addressesResource))(
     "%s: another workspace's resource addressed through this one is 404",
@@ -246,7 +280,9 @@ describe.each(testDialects)("authorization matrix (%s)", (dialect) => {
     const token = home.member.token;
     const ws = `workspaces/${home.workspaceId}`;
     const project = await t.api.post(`${ws}/projects/`, { title: "Mine" }, { token });
-    expect((await t.api.patch(`${ws}/projects/${project.body.id}`, { title: "Still mine" }, { token })).status).toBe(200);
+    expect((await t.api.patch(`${ws}/projects/${project.body.id}`, { title: "Still mine" }, { token })).status).toBe(
+      200,
+    );
     const issue = await t.api.post(`${ws}/issues/`, { title: "Mine" }, { token });
     const comment = await t.api.post(`${ws}/issues/${issue.body.id}/comments`, { content: "c" }, { token });
     const commentPath = `${ws}/issues/${issue.body.id}/comments/${comment.body.id}`;

@@ -3,7 +3,7 @@ import type { Db } from "../../db/index.ts";
 import type { ActivityTable } from "../../db/schema.ts";
 import { fromJson } from "../../db/values.ts";
 import { notFound } from "../../http/errors.ts";
-import { isId } from "../input.ts";
+import { isId } from "../fields.ts";
 
 export type Activity = Omit<ActivityTable, "details"> & { details: Record<string, unknown> };
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { name, text } from "../input.ts";
+import { text, title } from "../fields.ts";
 import { pageQuery } from "../pagination.ts";
 
 export const AGENT_STATUSES = ["idle", "working", "blocked", "error", "offline"] as const;
@@ -53,7 +53,7 @@ const OWNER_PAIR = { message: "Give owner_type and owner_id together", path: ["o
 
 export const createAgentBody = z
   .object({
-    name: name(),
+    name: title(200),
     description: text(10_000).nullable().optional(),
     instructions: text(100_000).nullable().optional(),
     model: model.nullable().optional(),
@@ -70,7 +70,7 @@ export const createAgentBody = z
 /** JSON merge patch: absent = unchanged, null clears a nullable field, null on a required one is a 422. */
 export const updateAgentBody = z
   .object({
-    name: name().optional(),
+    name: title(200).optional(),
     description: text(10_000).nullable().optional(),
     instructions: text(100_000).nullable().optional(),
     model: model.nullable().optional(),

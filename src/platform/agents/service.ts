@@ -5,7 +5,7 @@ import { fromJson, newId, now, toJson } from "../../db/values.ts";
 import { conflict, forbidden, invalid, notFound } from "../../http/errors.ts";
 import { type Actor, hasRole, type Membership } from "../access.ts";
 import { diffFields, recordActivity } from "../activity/record.ts";
-import { isId } from "../input.ts";
+import { isId } from "../fields.ts";
 import type { AgentStatus, CreateAgentInput, UpdateAgentPatch } from "./schemas.ts";
 
 export interface Agent {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { name } from "../input.ts";
+import { title } from "../fields.ts";
 
 export const apiKeySchema = z
   .object({
@@ -17,6 +17,6 @@ export const createdApiKeySchema = apiKeySchema
   .extend({ key: z.string().describe("The secret. Shown only in this response: store it now.") })
   .meta({ id: "CreatedApiKey" });
 
-export const createApiKeyBody = z.object({ name: name() });
+export const createApiKeyBody = z.object({ name: title(200) });
 
 export const apiKeyParams = z.object({ ws_id: z.string(), key_id: z.string() });

@@ -5,7 +5,7 @@ import { newId, now } from "../../db/values.ts";
 import { forbidden, notFound } from "../../http/errors.ts";
 import { type Actor, hasRole, type Membership } from "../access.ts";
 import { recordActivity } from "../activity/record.ts";
-import { isId } from "../input.ts";
+import { isId } from "../fields.ts";
 import { generateApiKey } from "./secrets.ts";
 
 export type ApiKey = Omit<ApiKeysTable, "workspace_id" | "key_hash">;
