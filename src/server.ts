@@ -19,6 +19,7 @@ import { Authenticator } from "./platform/auth/principal.ts";
 import { DEFAULT_LOGIN_RATE_LIMIT, LoginRateLimiter, type LoginRateLimitOptions } from "./platform/auth/rate-limit.ts";
 import { TokenService } from "./platform/auth/tokens.ts";
 import { platformRoutes } from "./platform/index.ts";
+import { platformToolSource } from "./platform/tools.ts";
 import { ToolRegistry } from "./tools/registry.ts";
 
 export const VERSION = "0.1.0";
@@ -69,6 +70,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     passwordRounds: options.passwordRounds ?? DEFAULT_BCRYPT_ROUNDS,
     registry: options.registry ?? new ToolRegistry(),
   };
+  ctx.registry.addSource(platformToolSource(ctx.db));
 
   await app.register(cors, { origin: true, exposedHeaders: ["Mcp-Session-Id"] });
   await app.register(swagger, {
