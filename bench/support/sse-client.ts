@@ -2,7 +2,7 @@
 // their own stream, with the latency of each call.
 import http from "node:http";
 
-const postAgent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+const postAgent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 const streamAgent = new http.Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY });
 
 /** Closes the idle keep-alive POST connections, so only the streams themselves stay open on the server. */
