@@ -19,9 +19,16 @@ describe("seed JSON-RPC errors on direct POST /messages/", () => {
     expect(response.json()).toEqual({ jsonrpc: "2.0", id: null, error: error(-32700, "Parse error") });
   });
 
-  it("-32700 also when the body is sent as text/plain", async () => {
+  it("-32700 also when the body is sent as text/plain, or is empty", async () => {
     const response = await rawRequest(server.url, "POST", "/messages/", "not json", { "content-type": "text/plain" });
     expect(response.json().error).toEqual(error(-32700, "Parse error"));
+    const empty = await rawRequest(server.url, "POST", "/messages/", "", { "content-type": "application/json" });
+    expect(empty.json()).toEqual({ jsonrpc: "2.0", id: null, error: error(-32700, "Parse error") });
+  });
+
+  it("a message sent without any Content-Type (as curl --data-binary may) is still answered", async () => {
+    const response = await rawRequest(server.url, "POST", "/messages/", '{"jsonrpc":"2.0","id":5,"method":"ping"}');
+    expect(response.json()).toEqual({ jsonrpc: "2.0", id: 5, result: {} });
   });
 
   it("-32600 Invalid request without jsonrpc 2.0, without a method, or with a bad id type", async () => {
