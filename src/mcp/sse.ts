@@ -36,10 +36,6 @@ export class SseSessions {
     this.keepalive = setInterval(() => this.writeAll(KEEPALIVE_FRAME), keepaliveMs).unref();
   }
 
-  get size(): number {
-    return this.sessions.size;
-  }
-
   /** Takes over the reply's socket, sends the endpoint event and keeps the stream until the client closes it. */
   open(reply: FastifyReply, caller: ToolContext): void {
     // A flat string: a replaceAll result would keep its rope of pieces alive as the Map key.
