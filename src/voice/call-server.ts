@@ -1,0 +1,94 @@
+// startCallServer: the voice-call server from code (the `call` command uses it too).
+import type { FastifyServerOptions } from "fastify";
+import { type Config, loadConfig } from "../config.ts";
+import { openDatabase } from "../db/index.ts";
+import { migrateToLatest } from "../db/migrate.ts";
+import { ToolRegistry } from "../tools/registry.ts";
+import { buildCallApp } from "./app.ts";
+import { END_CALL, endCallDefinition, realtimeDefinition } from "./function-calls.ts";
+import { StreamTokens } from "./stream-token.ts";
+import { openTunnel, type Tunnel } from "./tunnel.ts";
+
+export interface CallServerOptions {
+  /** 0 picks a free port. */
+  port: number;
+  usePublic: boolean;
+  /** Interface to bind; defaults to HOST (127.0.0.1). */
+  host?: string;
+  /** A tools file to load instead of looking for tools.ts/.js/.mjs/.py in the working directory. */
+  toolsPath?: string;
+  config?: Config;
+  /** Tools to offer instead of a tools file, for code that builds its own registry. */
+  registry?: ToolRegistry;
+  /** Fastify logger option; defaults to LOG_LEVEL on stdout. */
+  logger?: FastifyServerOptions["logger"];
+}
+
+export interface CallServer {
+  /** Local address, e.g. http://127.0.0.1:8090 */
+  url: string;
+  /** The tunnel's public address in public mode. */
+  publicUrl?: string;
+  close(): Promise<void>;
+}
+
+/** A start-up problem the user can fix; its message is one line. */
+export class CallServerError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "CallServerError";
+  }
+}
+
+export async function startCallServer(options: CallServerOptions): Promise<CallServer> {
+  const config = options.config ?? loadConfig();
+  const { voice } = config;
+  if (!voice.vendorApiKey) {
+    throw new CallServerError("VENDOR_API_KEY is not set: the call server needs the realtime provider's API key.");
+  }
+  if (options.usePublic && !voice.tunnelAuthToken) {
+    throw new CallServerError("Public mode needs TUNNEL_AUTH_TOKEN (an ngrok authtoken) to open the tunnel.");
+  }
+
+  const registry = options.registry ?? new ToolRegistry();
+  const customTools = await registry.list();
+  const toolDefinitions = [
+    endCallDefinition,
+    ...customTools.filter((tool) => tool.name !== END_CALL).map(realtimeDefinition),
+  ];
+
+  const database = openDatabase(config.databaseUrl);
+  let tunnel: Tunnel | undefined;
+  const app = await buildCallApp({
+    bridge: {
+      providerUrl: voice.realtimeUrl,
+      apiKey: voice.vendorApiKey,
+      dialect: voice.realtimeDialect,
+      toolDefinitions,
+      registry,
+      db: database.db,
+      tokens: new StreamTokens(),
+    },
+    twilioAuthToken: voice.twilioAuthToken,
+    publicOrigin: () => tunnel?.url ?? voice.publicUrl,
+    logger: options.logger ?? { level: config.logLevel },
+  });
+  app.addHook("onClose", async () => {
+    await tunnel?.close().catch(() => {});
+    await database.close();
+  });
+
+  try {
+    await migrateToLatest(database.db);
+    const host = options.host ?? config.host;
+    await app.listen({ port: options.port, host });
+    const address = app.server.address();
+    const port = typeof address === "object" && address ? address.port : options.port;
+    const urlHost = host.includes(":") ? `[${host}]` : host;
+    if (options.usePublic) tunnel = await openTunnel(`127.0.0.1:${port}`, voice.tunnelAuthToken!);
+    return { url: `http://${urlHost}:${port}`, publicUrl: tunnel?.url, close: () => app.close() };
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
+}
