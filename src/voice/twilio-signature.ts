@@ -1,5 +1,6 @@
 // Twilio's webhook signature (X-Twilio-Signature): base64 HMAC-SHA1, keyed with the account's auth token, over the
-// full URL Twilio requested followed by every POST parameter sorted by name, each as name + value.
+// full URL Twilio requested followed by every POST parameter sorted by name, each as name + value (a repeated name's
+// values sorted, duplicates once), as Twilio's own helper libraries compute it.
 import { createHmac, timingSafeEqual } from "node:crypto";
 
 export type FormParams = Record<string, string[]>;
@@ -7,7 +8,7 @@ export type FormParams = Record<string, string[]>;
 export function twilioSignature(authToken: string, url: string, params: FormParams): string {
   let data = url;
   for (const name of Object.keys(params).sort()) {
-    for (const value of [...(params[name] ?? [])].sort()) data += name + value;
+    for (const value of [...new Set(params[name])].sort()) data += name + value;
   }
   return createHmac("sha1", authToken).update(data, "utf8").digest("base64");
 }
