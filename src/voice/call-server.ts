@@ -81,7 +81,14 @@ export async function startCallServer(options: CallServerOptions): Promise<CallS
   try {
     await migrateToLatest(database.db);
     const host = options.host ?? config.host;
-    await app.listen({ port: options.port, host });
+    // Fastify's own "Server listening" line is held back: the caller reports the URL it gets back, once.
+    const level = app.log.level;
+    app.log.level = "warn";
+    try {
+      await app.listen({ port: options.port, host });
+    } finally {
+      app.log.level = level;
+    }
     const address = app.server.address();
     const port = typeof address === "object" && address ? address.port : options.port;
     const urlHost = host.includes(":") ? `[${host}]` : host;
