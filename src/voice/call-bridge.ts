@@ -126,8 +126,7 @@ export class CallBridge {
 
   private playAudio(itemId: string, delta: string): void {
     if (!this.session) return;
-    this.carrier.sendMedia(delta);
-    this.carrier.sendMark(this.session.audioSent(itemId, delta));
+    this.carrier.sendMediaAndMark(delta, this.session.audioSent(itemId, delta));
   }
 
   private bargeIn(): void {

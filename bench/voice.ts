@@ -1,0 +1,369 @@
+// `npm run bench -- voice`: N concurrent simulated calls (20 ms μ-law frames both ways) through the call server,
+// side by side with a bare `ws` relay between the same carrier and provider doubles.
+// The server under test runs in a child process so its CPU and memory are its own; the doubles run here.
+// Each frame carries its sequence number; the provider double echoes it straight back as audio, so the carrier
+// measures the round trip carrier → server → provider → server → carrier per frame.
+import { type ChildProcess, fork } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type RawData, WebSocket, WebSocketServer } from "ws";
+
+const FRAME_BYTES = 160;
+const FRAME_MS = 20;
+const WARMUP_MS = 2_000;
+const MEASURE_MS = 4_000;
+const ROUNDS_AT_TARGET = 2;
+const TIME_BUDGET_MS = 150_000;
+const DRAIN_MS = 1_000;
+const TARGET_CALLS = 100;
+const P99_LIMIT_MS = 5;
+const SELF = fileURLToPath(import.meta.url);
+
+type Kind = "bridge" | "relay" | "provider";
+type ChildReport = { cpuMicros: number; rss: number };
+
+// ---------- children: the server under test ----------
+
+async function runBridgeChild(providerUrl: string): Promise<void> {
+  const { loadConfig } = await import("../src/config.ts");
+  const { startCallServer } = await import("../src/voice/index.ts");
+  const dir = mkdtempSync(join(tmpdir(), "voice-bench-"));
+  const config = loadConfig({
+    VENDOR_API_KEY: "bench",
+    VENDOR_REALTIME_URL: providerUrl,
+    VENDOR_REALTIME_DIALECT: "auto",
+    DATABASE_URL: `sqlite:${join(dir, "bench.db")}`,
+  });
+  const server = await startCallServer({ port: 0, usePublic: false, config, logger: false });
+  serveReports(server.url, async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+}
+
+/** The baseline: the least a relay must do — parse each frame, rewrap its payload, send it on. */
+async function runRelayChild(providerUrl: string): Promise<void> {
+  const server = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+  await new Promise((resolve) => server.once("listening", resolve));
+  server.on("connection", (carrier) => {
+    const provider = new WebSocket(providerUrl, { perMessageDeflate: false, headers: { Authorization: "Bearer x" } });
+    const pending: string[] = [];
+    let streamSid = "";
+    provider.on("open", () => {
+      for (const message of pending.splice(0)) provider.send(message);
+    });
+    carrier.on("message", (data: RawData) => {
+      const frame = JSON.parse(data.toString());
+      if (frame.event === "start") streamSid = frame.start.streamSid;
+      if (frame.event !== "media") return;
+      const message = JSON.stringify({ type: "input_audio_buffer.append", audio: frame.media.payload });
+      if (provider.readyState === WebSocket.OPEN) provider.send(message);
+      else pending.push(message);
+    });
+    provider.on("message", (data: RawData) => {
+      const event = JSON.parse(data.toString());
+      if (event.type === "response.output_audio.delta") {
+        carrier.send(JSON.stringify({ event: "media", streamSid, media: { payload: event.delta } }));
+      }
+    });
+    carrier.on("close", () => provider.close());
+    provider.on("close", () => carrier.close());
+  });
+  const { port } = server.address() as { port: number };
+  serveReports(`http://127.0.0.1:${port}`, async () => {
+    for (const client of server.clients) client.terminate();
+    await new Promise((resolve) => server.close(resolve));
+  });
+}
+
+async function runProviderChild(): Promise<void> {
+  const { RealtimeProviderDouble } = await import("../test/voice/doubles/realtime-provider.ts");
+  const provider = await RealtimeProviderDouble.start({ dialect: "ga", echoAudio: true });
+  serveReports(provider.url, () => provider.close());
+}
+
+function serveReports(url: string, close: () => Promise<void>): void {
+  process.send?.({ url });
+  process.on("message", async (message: string) => {
+    if (message === "report") {
+      process.send?.({ cpuMicros: sum(process.cpuUsage()), rss: process.memoryUsage().rss } satisfies ChildReport);
+    } else if (message === "exit") {
+      await close();
+      process.exit(0);
+    }
+  });
+}
+
+const sum = (usage: NodeJS.CpuUsage) => usage.user + usage.system;
+
+// ---------- the parent: doubles, load and measurement ----------
+
+class Child {
+  private waiters: Array<(message: unknown) => void> = [];
+  private constructor(private readonly process: ChildProcess) {
+    process.on("message", (message) => this.waiters.shift()?.(message));
+  }
+
+  static async start(kind: Kind, providerUrl = ""): Promise<{ child: Child; url: string }> {
+    const processHandle = fork(SELF, [`child-${kind}`, providerUrl], {
+      execArgv: ["--import", "tsx"],
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
+    const child = new Child(processHandle);
+    const { url } = (await child.next()) as { url: string };
+    return { child, url };
+  }
+
+  next(): Promise<unknown> {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  async report(): Promise<ChildReport> {
+    const reply = this.next();
+    this.process.send("report");
+    return (await reply) as ChildReport;
+  }
+
+  async stop(): Promise<void> {
+    const exited = new Promise((resolve) => this.process.once("exit", resolve));
+    this.process.send("exit");
+    await exited;
+  }
+}
+
+interface SimulatedCall {
+  socket: WebSocket;
+  sendTimes: Float64Array;
+  nextSeq: number;
+  nextDue: number;
+}
+
+const SEQ_RING = 8192;
+
+async function openCall(kind: Kind, serverUrl: string, index: number, onRtt: (ms: number) => void) {
+  const callSid = `CAbench${index}`;
+  let streamUrl = `${serverUrl.replace(/^http/, "ws")}/media-stream`;
+  const customParameters: Record<string, string> = {};
+  if (kind === "bridge") {
+    const response = await fetch(`${serverUrl}/`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ CallSid: callSid }).toString(),
+    });
+    const xml = await response.text();
+    streamUrl = /<Stream url="([^"]+)">/.exec(xml)![1]!.replace(/^wss:/, "ws:");
+    for (const match of xml.matchAll(/<Parameter name="([^"]+)" value="([^"]*)"\/>/g)) {
+      customParameters[match[1]!] = match[2]!;
+    }
+  }
+  const socket = new WebSocket(streamUrl, { perMessageDeflate: false });
+  await new Promise((resolve, reject) => {
+    socket.once("open", resolve);
+    socket.once("error", reject);
+  });
+  const streamSid = `MZbench${index}`;
+  const call: SimulatedCall = { socket, sendTimes: new Float64Array(SEQ_RING), nextSeq: 0, nextDue: 0 };
+  socket.on("message", (data: RawData) => {
+    const frame = JSON.parse(data.toString());
+    if (frame.event === "media") {
+      const seq = Buffer.from(frame.media.payload.slice(0, 8), "base64").readUInt32BE(0);
+      onRtt(performance.now() - call.sendTimes[seq % SEQ_RING]!);
+    } else if (frame.event === "mark") {
+      // Twilio echoes a mark once the audio before it has played; here playing is instant.
+      socket.send(`{"event":"mark","streamSid":"${streamSid}","mark":{"name":${JSON.stringify(frame.mark.name)}}}`);
+    }
+  });
+  socket.on("error", () => {});
+  socket.send(JSON.stringify({ event: "connected", protocol: "Call", version: "1.0.0" }));
+  socket.send(
+    JSON.stringify({
+      event: "start",
+      start: { streamSid, callSid, customParameters, mediaFormat: { encoding: "audio/x-mulaw", sampleRate: 8000 } },
+      streamSid,
+    }),
+  );
+  return call;
+}
+
+type Server = "bridge" | "relay";
+
+interface PhaseResult {
+  kind: Server;
+  calls: number;
+  sent: number;
+  received: number;
+  rtts: number[];
+  cpuMicros: number;
+  measuredMs: number;
+  rssGrowth: number;
+}
+
+async function runPhase(kind: Server, calls: number, providerUrl: string): Promise<PhaseResult> {
+  const { child, url } = await Child.start(kind, providerUrl);
+  const idle = await child.report();
+  let measuring = false;
+  const rtts: number[] = [];
+  let received = 0;
+  const onRtt = (ms: number) => {
+    received++;
+    if (measuring) rtts.push(ms);
+  };
+  const simulated: SimulatedCall[] = [];
+  for (let index = 0; index < calls; index += 20) {
+    const batch = Array.from({ length: Math.min(20, calls - index) }, (_, offset) =>
+      openCall(kind, url, index + offset, onRtt),
+    );
+    simulated.push(...(await Promise.all(batch)));
+  }
+  // Calls are not in step: spread their frame times over the 20 ms period.
+  const start = performance.now() + 50;
+  simulated.forEach((call, index) => {
+    call.nextDue = start + (index * FRAME_MS) / calls;
+  });
+  const frame = Buffer.alloc(FRAME_BYTES, 0xff);
+  let sent = 0;
+  let sending = true;
+  const pump = () => {
+    const now = performance.now();
+    for (const call of simulated) {
+      while (sending && call.nextDue <= now) {
+        const seq = call.nextSeq++;
+        frame.writeUInt32BE(seq, 0);
+        call.sendTimes[seq % SEQ_RING] = performance.now();
+        call.socket.send(`{"event":"media","media":{"payload":"${frame.toString("base64")}"}}`);
+        call.nextDue += FRAME_MS;
+        sent++;
+      }
+    }
+  };
+  const timer = setInterval(pump, 1);
+  await sleep(WARMUP_MS);
+  measuring = true;
+  const before = await child.report();
+  const measureStart = performance.now();
+  await sleep(MEASURE_MS);
+  const after = await child.report();
+  const measuredMs = performance.now() - measureStart;
+  measuring = false;
+  sending = false;
+  clearInterval(timer);
+  await sleep(DRAIN_MS);
+  for (const call of simulated) call.socket.close();
+  await child.stop();
+  return {
+    kind,
+    calls,
+    sent,
+    received,
+    rtts,
+    cpuMicros: after.cpuMicros - before.cpuMicros,
+    measuredMs,
+    rssGrowth: after.rss - idle.rss,
+  };
+}
+
+/** Several rounds of one kind as one result (rounds of both kinds alternate, so machine noise hits both alike). */
+function merge(results: PhaseResult[]): PhaseResult {
+  const first = results[0]!;
+  return {
+    kind: first.kind,
+    calls: first.calls,
+    sent: results.reduce((total, result) => total + result.sent, 0),
+    received: results.reduce((total, result) => total + result.received, 0),
+    rtts: results.flatMap((result) => result.rtts),
+    cpuMicros: results.reduce((total, result) => total + result.cpuMicros, 0),
+    measuredMs: results.reduce((total, result) => total + result.measuredMs, 0),
+    rssGrowth: Math.max(...results.map((result) => result.rssGrowth)),
+  };
+}
+
+interface Summary {
+  lost: number;
+  p50: number;
+  p99: number;
+  cpuPercentPerCall: number;
+  rssKiBPerCall: number;
+}
+
+function summarize(result: PhaseResult): Summary {
+  const sorted = [...result.rtts].sort((a, b) => a - b);
+  const percentile = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+  return {
+    lost: result.sent - result.received,
+    p50: percentile(50),
+    p99: percentile(99),
+    cpuPercentPerCall: (result.cpuMicros / 1000 / result.measuredMs / result.calls) * 100,
+    rssKiBPerCall: result.rssGrowth / 1024 / result.calls,
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function row(result: PhaseResult, summary = summarize(result)): string {
+  const name = result.kind === "bridge" ? "call server (bridge)" : "bare ws relay";
+  return [
+    name.padEnd(22),
+    String(result.calls).padStart(5),
+    String(result.sent).padStart(8),
+    String(summary.lost).padStart(6),
+    `${summary.p50.toFixed(2)} ms`.padStart(10),
+    `${summary.p99.toFixed(2)} ms`.padStart(10),
+    `${summary.cpuPercentPerCall.toFixed(3)} %`.padStart(10),
+    `${summary.rssKiBPerCall.toFixed(0)} KiB`.padStart(10),
+  ].join(" ");
+}
+
+async function main(): Promise<void> {
+  const began = Date.now();
+  const { child: providerChild, url: providerUrl } = await Child.start("provider");
+  console.log(
+    `voice: N concurrent calls, one 20 ms μ-law frame per call every 20 ms both ways (bridge: + a mark per frame, ` +
+      `acknowledged); ${WARMUP_MS / 1000} s warm-up + ${MEASURE_MS / 1000} s measured per round. Server under test, ` +
+      "provider double and carrier double each in their own process.",
+  );
+  console.log(`${"".padEnd(22)} calls   frames   lost   rtt p50    rtt p99  cpu/call   rss/call`);
+  const rounds: PhaseResult[] = [];
+  for (let round = 0; round < ROUNDS_AT_TARGET; round++) {
+    rounds.push(await runPhase("relay", TARGET_CALLS, providerUrl));
+    rounds.push(await runPhase("bridge", TARGET_CALLS, providerUrl));
+  }
+  const relay = summarize(merge(rounds.filter((result) => result.kind === "relay")));
+  const bridgeResult = merge(rounds.filter((result) => result.kind === "bridge"));
+  const bridge = summarize(bridgeResult);
+  console.log(row(merge(rounds.filter((result) => result.kind === "relay")), relay));
+  console.log(row(bridgeResult, bridge));
+  console.log(
+    `at ${TARGET_CALLS} calls: bridge frames lost ${bridge.lost} (target 0); rtt p99 bridge/relay ` +
+      `${(bridge.p99 / relay.p99).toFixed(2)}× (target ≤ 1.5×); p50 ${(bridge.p50 / relay.p50).toFixed(2)}×; ` +
+      `cpu/call ${(bridge.cpuPercentPerCall / relay.cpuPercentPerCall).toFixed(2)}×`,
+  );
+
+  // Largest N keeping p99 under the limit with no loss: double until it fails, then bisect, within a time budget.
+  const ok = (summary: Summary) => summary.p99 < P99_LIMIT_MS && summary.lost === 0;
+  let good = ok(bridge) ? TARGET_CALLS : 0;
+  let bad = ok(bridge) ? 0 : TARGET_CALLS;
+  if (bad === TARGET_CALLS) good = 0;
+  while (Date.now() - began < TIME_BUDGET_MS - 12_000) {
+    if (bad !== 0 && bad - good <= Math.max(10, good * 0.1)) break;
+    const next = bad === 0 ? good * 2 : Math.round((good + bad) / 2);
+    if (next <= 0) break;
+    const result = await runPhase("bridge", next, providerUrl);
+    const summary = summarize(result);
+    console.log(row(result, summary));
+    if (ok(summary)) good = next;
+    else bad = next;
+  }
+  console.log(
+    `largest N with bridge rtt p99 < ${P99_LIMIT_MS} ms and no frame lost: ${good}` +
+      (bad ? ` (fails at ${bad})` : " (higher N not tried within the time budget)"),
+  );
+  await providerChild.stop();
+}
+
+const role = process.argv[2];
+if (role === "child-bridge") await runBridgeChild(process.argv[3]!);
+else if (role === "child-relay") await runRelayChild(process.argv[3]!);
+else if (role === "child-provider") await runProviderChild();
+else await main();
