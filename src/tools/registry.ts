@@ -15,6 +15,8 @@ export interface ToolContext {
   workspaceId?: string;
   /** The user the call acts as (the key's creator or the token's user); used as the actor in activity. */
   userId?: string;
+  /** Set when an agent is the caller: what its tools do is recorded as done by this agent. */
+  agentId?: string;
   /** Aborted when the caller goes away (client disconnect, call hung up). */
   signal?: AbortSignal;
 }

@@ -1,0 +1,76 @@
+// Typed HTTP errors and the one handler that turns every error into the documented JSON:
+// `{"detail": "<message>"}`, or for validation `{"detail": [{type, loc, msg}]}` with status 422.
+import type { FastifyError, FastifyInstance } from "fastify";
+import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
+
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly detail: string,
+  ) {
+    super(detail);
+    this.name = "HttpError";
+  }
+}
+
+export const badRequest = (detail: string) => new HttpError(400, detail);
+export const unauthorized = (detail: string) => new HttpError(401, detail);
+export const forbidden = (detail = "Not a member of this workspace or insufficient role") => new HttpError(403, detail);
+export const notFound = (thing: string) => new HttpError(404, `${thing} not found`);
+export const conflict = (detail: string) => new HttpError(409, detail);
+
+export interface ValidationIssue {
+  type: string;
+  loc: (string | number)[];
+  msg: string;
+}
+
+/** A 422 raised by a service for a rule the schema cannot express (e.g. an issue depending on itself). */
+export class ValidationError extends HttpError {
+  constructor(readonly issues: ValidationIssue[]) {
+    super(422, issues[0]?.msg ?? "Validation error");
+  }
+}
+
+export const invalid = (loc: (string | number)[], msg: string, type = "value_error") =>
+  new ValidationError([{ type, loc, msg }]);
+
+const LOCATION: Record<string, string> = { body: "body", querystring: "query", params: "path", headers: "header" };
+
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (hasZodFastifySchemaValidationErrors(error)) {
+      const where = LOCATION[error.validationContext ?? "body"] ?? "body";
+      const detail: ValidationIssue[] = error.validation.map((issue) => {
+        const path = issue.instancePath.split("/").filter(Boolean);
+        const missing = issue.keyword === "invalid_type" && /received undefined$/.test(issue.message ?? "");
+        return {
+          type: missing ? "missing" : issue.keyword,
+          loc: [where, ...path],
+          msg: missing ? "Field required" : (issue.message ?? "Invalid value"),
+        };
+      });
+      return reply.code(422).send({ detail });
+    }
+    if (error instanceof ValidationError) return reply.code(422).send({ detail: error.issues });
+    if (error instanceof HttpError) return reply.code(error.statusCode).send({ detail: error.detail });
+    switch (error.code) {
+      case "FST_ERR_CTP_INVALID_JSON_BODY":
+      case "FST_ERR_CTP_EMPTY_JSON_BODY":
+        return reply.code(422).send({
+          detail: [{ type: "json_invalid", loc: ["body"], msg: "Request body is not valid JSON" }],
+        });
+      case "FST_ERR_CTP_BODY_TOO_LARGE":
+        return reply.code(413).send({ detail: "Request body too large (limit 1 MiB)" });
+      case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+        return reply.code(415).send({ detail: "Unsupported media type: send application/json" });
+    }
+    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+      return reply.code(error.statusCode).send({ detail: error.message });
+    }
+    request.log.error({ err: error }, "request failed");
+    return reply.code(500).send({ detail: "Internal server error" });
+  });
+
+  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ detail: "Not Found" }));
+}

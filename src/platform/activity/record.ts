@@ -1,0 +1,49 @@
+// Every mutation writes one activity row, inside the same transaction as the change it describes.
+import type { Db } from "../../db/index.ts";
+import { newId, now, toJson } from "../../db/values.ts";
+import type { Actor } from "../access.ts";
+
+export interface ActivityEntry {
+  workspaceId: string;
+  /** e.g. "issue", "comment", "project", "agent", "member", "label", "dependency", "workspace", "api_key" */
+  entityType: string;
+  entityId: string | null;
+  /** The issue this concerns, so it shows in the issue's own activity. */
+  issueId?: string | null;
+  actor: Actor;
+  /** `<entity>.<verb>`, e.g. "issue.created", "issue.updated", "label.linked". */
+  action: string;
+  details?: Record<string, unknown>;
+}
+
+export async function recordActivity(db: Db, entry: ActivityEntry): Promise<void> {
+  await db
+    .insertInto("activity")
+    .values({
+      id: newId(),
+      workspace_id: entry.workspaceId,
+      entity_type: entry.entityType,
+      entity_id: entry.entityId,
+      issue_id: entry.issueId ?? null,
+      actor_type: entry.actor.type,
+      actor_id: entry.actor.id,
+      action: entry.action,
+      details: toJson(entry.details ?? {}),
+      created_at: now(),
+    })
+    .execute();
+}
+
+/** `{field: {from, to}}` for the fields whose value changed; empty when nothing did. */
+export function diffFields<T extends object>(
+  before: T,
+  after: Partial<T>,
+): Record<string, { from: unknown; to: unknown }> {
+  const changes: Record<string, { from: unknown; to: unknown }> = {};
+  for (const key of Object.keys(after) as (keyof T)[]) {
+    const from = before[key];
+    const to = after[key];
+    if (to !== undefined && JSON.stringify(from) !== JSON.stringify(to)) changes[String(key)] = { from, to };
+  }
+  return changes;
+}

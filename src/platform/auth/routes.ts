@@ -1,0 +1,75 @@
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import type { AppContext } from "../../context.ts";
+import { HttpError, notFound, unauthorized } from "../../http/errors.ts";
+import { requireAuthentication } from "../access.ts";
+import { hashPassword, verifyPassword } from "./passwords.ts";
+import { authResponseSchema, loginBodySchema, registerBodySchema, userSchema } from "./schemas.ts";
+import { assertEmailFree, createUser, emailKey, findUserByEmail, findUserById, publicUser } from "./users.ts";
+
+export async function authRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+
+  routes.post(
+    "/auth/register",
+    {
+      schema: {
+        tags: ["auth"],
+        summary: "Create an account and get a token",
+        body: registerBodySchema(ctx.config.isDev),
+        response: { 201: authResponseSchema },
+      },
+    },
+    async (request, reply) => {
+      const { email, password, name } = request.body;
+      await assertEmailFree(ctx.db, email);
+      const passwordHash = await hashPassword(password, ctx.passwordRounds);
+      const user = await createUser(ctx.db, { email, name, passwordHash });
+      return reply.code(201).send({ token: await ctx.tokens.issue(user), user: publicUser(user) });
+    },
+  );
+
+  routes.post(
+    "/auth/login",
+    {
+      schema: {
+        tags: ["auth"],
+        summary: "Exchange email and password for a token",
+        body: loginBodySchema,
+        response: { 200: authResponseSchema },
+      },
+    },
+    async (request, reply) => {
+      const { email, password } = request.body;
+      const key = emailKey(email);
+      const retryAfter = ctx.loginLimiter.admit(key, request.ip);
+      if (retryAfter !== undefined) {
+        reply.header("retry-after", String(retryAfter));
+        throw new HttpError(429, "Too many login attempts. Try again later.");
+      }
+      const user = await findUserByEmail(ctx.db, email);
+      if (!user) throw notFound("User");
+      if (!(await verifyPassword(password, user.password_hash))) {
+        ctx.loginLimiter.recordFailure(key);
+        throw unauthorized("Invalid email or password");
+      }
+      ctx.loginLimiter.recordSuccess(key);
+      return reply.send({ token: await ctx.tokens.issue(user), user: publicUser(user) });
+    },
+  );
+
+  await routes.register(async (scoped) => {
+    requireAuthentication(scoped, ctx.authenticator);
+    scoped
+      .withTypeProvider<ZodTypeProvider>()
+      .get(
+        "/auth/me",
+        { schema: { tags: ["auth"], summary: "The current user", response: { 200: userSchema } } },
+        async (request) => {
+          const user = await findUserById(ctx.db, request.principal.user.id);
+          if (!user) throw notFound("User");
+          return publicUser(user);
+        },
+      );
+  });
+}

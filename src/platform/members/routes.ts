@@ -1,0 +1,71 @@
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import type { AppContext } from "../../context.ts";
+import { actorOf } from "../access.ts";
+import { pageQuery } from "../pagination.ts";
+import { workspaceParams } from "../workspaces/schemas.ts";
+import { addMemberBody, memberParams, memberSchema, updateMemberBody } from "./schemas.ts";
+import { addMember, changeRole, listMembers, removeMember } from "./service.ts";
+
+const tags = ["members"];
+
+/** Registered under `/workspaces/:ws_id`, inside the membership guard. */
+export async function memberRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+
+  routes.post(
+    "/members",
+    {
+      config: { role: "admin" },
+      schema: {
+        tags,
+        summary: "Add a member by user_id or email (admin)",
+        params: workspaceParams,
+        body: addMemberBody,
+        response: { 201: memberSchema },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(await addMember(ctx.db, request.membership, request.body, actorOf(request))),
+  );
+
+  routes.get(
+    "/members",
+    {
+      schema: {
+        tags,
+        summary: "Members of the workspace",
+        params: workspaceParams,
+        querystring: pageQuery,
+        response: { 200: z.array(memberSchema) },
+      },
+    },
+    async (request) => listMembers(ctx.db, request.params.ws_id, request.query),
+  );
+
+  routes.patch(
+    "/members/:user_id",
+    {
+      config: { role: "admin" },
+      schema: {
+        tags,
+        summary: "Change a member's role (admin)",
+        params: memberParams,
+        body: updateMemberBody,
+        response: { 200: memberSchema },
+      },
+    },
+    async (request) =>
+      changeRole(ctx.db, request.membership, request.params.user_id, request.body.role, actorOf(request)),
+  );
+
+  routes.delete(
+    "/members/:user_id",
+    { schema: { tags, summary: "Remove a member (admin), or leave (yourself)", params: memberParams } },
+    async (request, reply) => {
+      await removeMember(ctx.db, request.membership, request.params.user_id, actorOf(request));
+      return reply.code(204).send();
+    },
+  );
+}

@@ -1,0 +1,143 @@
+import type { Db } from "../../db/index.ts";
+import { isUniqueViolation } from "../../db/index.ts";
+import { newId, now } from "../../db/values.ts";
+import { conflict, forbidden, notFound } from "../../http/errors.ts";
+import { type Actor, hasRole, type Membership, type Role } from "../access.ts";
+import { recordActivity } from "../activity/record.ts";
+import { emailKey } from "../auth/users.ts";
+
+export interface Member {
+  id: string;
+  workspace_id: string;
+  user_id: string;
+  role: Role;
+  created_at: string;
+  user: { id: string; name: string; email: string };
+}
+
+const memberQuery = (db: Db) =>
+  db
+    .selectFrom("members")
+    .innerJoin("users", "users.id", "members.user_id")
+    .select([
+      "members.id",
+      "members.workspace_id",
+      "members.user_id",
+      "members.role",
+      "members.created_at",
+      "users.name as user_name",
+      "users.email as user_email",
+    ]);
+
+type MemberRow = Awaited<ReturnType<ReturnType<typeof memberQuery>["executeTakeFirstOrThrow"]>>;
+
+const toMember = ({ user_name, user_email, ...row }: MemberRow): Member => ({
+  ...row,
+  user: { id: row.user_id, name: user_name, email: user_email },
+});
+
+export async function getMember(db: Db, workspaceId: string, userId: string): Promise<Member> {
+  const row = await memberQuery(db)
+    .where("members.workspace_id", "=", workspaceId)
+    .where("members.user_id", "=", userId)
+    .executeTakeFirst();
+  if (!row) throw notFound("Member");
+  return toMember(row);
+}
+
+export async function listMembers(db: Db, workspaceId: string, page: { limit: number; offset: number }) {
+  const rows = await memberQuery(db)
+    .where("members.workspace_id", "=", workspaceId)
+    .orderBy("members.created_at")
+    .orderBy("members.id")
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+  return rows.map(toMember);
+}
+
+const ONLY_OWNERS = "Only owners can grant or change the admin and owner roles";
+
+export async function addMember(
+  db: Db,
+  by: Membership,
+  input: { user_id?: string | undefined; email?: string | undefined; role: Role },
+  actor: Actor,
+): Promise<Member> {
+  if (input.role !== "member" && by.role !== "owner") throw forbidden(ONLY_OWNERS);
+  let users = db.selectFrom("users").select("id");
+  users =
+    input.user_id !== undefined
+      ? users.where("id", "=", input.user_id)
+      : users.where("email_key", "=", emailKey(input.email ?? ""));
+  const user = await users.executeTakeFirst();
+  if (!user) throw notFound("User");
+  const id = newId();
+  try {
+    await db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto("members")
+        .values({ id, workspace_id: by.workspaceId, user_id: user.id, role: input.role, created_at: now() })
+        .execute();
+      await recordActivity(trx, {
+        workspaceId: by.workspaceId,
+        entityType: "member",
+        entityId: id,
+        actor,
+        action: "member.added",
+        details: { user_id: user.id, role: input.role },
+      });
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict("User is already a member of this workspace");
+    throw error;
+  }
+  return getMember(db, by.workspaceId, user.id);
+}
+
+export async function changeRole(db: Db, by: Membership, userId: string, role: Role, actor: Actor): Promise<Member> {
+  if (userId === by.userId) throw forbidden("You cannot change your own role");
+  return db.transaction().execute(async (trx) => {
+    const target = await getMember(trx, by.workspaceId, userId);
+    if ((role !== "member" || target.role === "owner") && by.role !== "owner") throw forbidden(ONLY_OWNERS);
+    if (target.role === role) return target;
+    await trx.updateTable("members").set({ role }).where("id", "=", target.id).execute();
+    await recordActivity(trx, {
+      workspaceId: by.workspaceId,
+      entityType: "member",
+      entityId: target.id,
+      actor,
+      action: "member.updated",
+      details: { user_id: userId, changes: { role: { from: target.role, to: role } } },
+    });
+    return { ...target, role };
+  });
+}
+
+/** An admin removes someone, or a member leaves; a workspace never loses its last owner. */
+export async function removeMember(db: Db, by: Membership, userId: string, actor: Actor): Promise<void> {
+  const leaving = userId === by.userId;
+  if (!leaving && !hasRole(by.role, "admin")) throw forbidden();
+  await db.transaction().execute(async (trx) => {
+    const target = await getMember(trx, by.workspaceId, userId);
+    if (target.role === "owner") {
+      if (!leaving && by.role !== "owner") throw forbidden(ONLY_OWNERS);
+      const owners = await trx
+        .selectFrom("members")
+        .select((eb) => eb.fn.countAll<string | number>().as("count"))
+        .where("workspace_id", "=", by.workspaceId)
+        .where("role", "=", "owner")
+        .executeTakeFirstOrThrow();
+      if (Number(owners.count) <= 1) throw conflict("The last owner cannot leave or be removed");
+    }
+    await trx.deleteFrom("members").where("id", "=", target.id).execute();
+    await recordActivity(trx, {
+      workspaceId: by.workspaceId,
+      entityType: "member",
+      entityId: target.id,
+      actor,
+      action: leaving ? "member.left" : "member.removed",
+      details: { user_id: userId, role: target.role },
+    });
+  });
+}

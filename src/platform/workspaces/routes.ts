@@ -1,0 +1,80 @@
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import type { AppContext } from "../../context.ts";
+import { actorOf } from "../access.ts";
+import { pageQuery } from "../pagination.ts";
+import { createWorkspaceBody, updateWorkspaceBody, workspaceParams, workspaceSchema } from "./schemas.ts";
+import { createWorkspace, deleteWorkspace, getWorkspace, listWorkspaces, updateWorkspace } from "./service.ts";
+
+const tags = ["workspaces"];
+
+/** `/workspaces/` itself; everything under `/workspaces/:ws_id` is registered by `workspaceScopedRoutes`. */
+export async function workspaceCollectionRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+
+  routes.post(
+    "/workspaces/",
+    {
+      schema: {
+        tags,
+        summary: "Create a workspace (you become its owner)",
+        body: createWorkspaceBody,
+        response: { 201: workspaceSchema },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await createWorkspace(ctx.db, request.body, actorOf(request))),
+  );
+
+  routes.get(
+    "/workspaces/",
+    {
+      schema: {
+        tags,
+        summary: "Workspaces you are a member of",
+        querystring: pageQuery,
+        response: { 200: z.array(workspaceSchema) },
+      },
+    },
+    async (request) =>
+      listWorkspaces(ctx.db, request.principal.user.id, request.query, request.principal.apiKey?.workspaceId),
+  );
+}
+
+/** Registered under `/workspaces/:ws_id`, inside the membership guard. */
+export async function workspaceRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+
+  routes.get(
+    "/",
+    { schema: { tags, summary: "A workspace", params: workspaceParams, response: { 200: workspaceSchema } } },
+    async (request) => getWorkspace(ctx.db, request.params.ws_id),
+  );
+
+  routes.patch(
+    "/",
+    {
+      config: { role: "admin" },
+      schema: {
+        tags,
+        summary: "Update a workspace (admin)",
+        params: workspaceParams,
+        body: updateWorkspaceBody,
+        response: { 200: workspaceSchema },
+      },
+    },
+    async (request) => updateWorkspace(ctx.db, request.params.ws_id, request.body, actorOf(request)),
+  );
+
+  routes.delete(
+    "/",
+    {
+      config: { role: "owner" },
+      schema: { tags, summary: "Delete a workspace and everything in it (owner)", params: workspaceParams },
+    },
+    async (request, reply) => {
+      await deleteWorkspace(ctx.db, request.params.ws_id);
+      return reply.code(204).send();
+    },
+  );
+}

@@ -1,0 +1,154 @@
+import type { Db } from "../../db/index.ts";
+import { isUniqueViolation } from "../../db/index.ts";
+import type { WorkspacesTable } from "../../db/schema.ts";
+import { fromJson, newId, now, toJson } from "../../db/values.ts";
+import { conflict, notFound } from "../../http/errors.ts";
+import type { Actor } from "../access.ts";
+import { diffFields, recordActivity } from "../activity/record.ts";
+
+export type Workspace = Omit<WorkspacesTable, "settings" | "issue_counter"> & { settings: Record<string, unknown> };
+
+export const toWorkspace = ({ issue_counter: _counter, ...row }: WorkspacesTable): Workspace => ({
+  ...row,
+  settings: fromJson(row.settings, {}),
+});
+
+export function slugify(name: string): string {
+  const slug = name
+    .normalize("NFKD")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 80)
+    .replace(/-+$/, "");
+  return slug || "workspace";
+}
+
+/** The first of `base`, `base-1`, `base-2`… that no workspace has yet. */
+async function freeSlug(db: Db, base: string): Promise<string> {
+  const taken = new Set(
+    (
+      await db
+        .selectFrom("workspaces")
+        .select("slug")
+        .where((eb) => eb.or([eb("slug", "=", base), eb("slug", "like", `${base}-%`)]))
+        .execute()
+    ).map((row) => row.slug),
+  );
+  if (!taken.has(base)) return base;
+  for (let suffix = 1; ; suffix++) if (!taken.has(`${base}-${suffix}`)) return `${base}-${suffix}`;
+}
+
+export async function createWorkspace(
+  db: Db,
+  input: { name: string; slug?: string | undefined; description?: string | null | undefined },
+  actor: Actor,
+): Promise<Workspace> {
+  // A derived slug may race with another create; a fresh pick on conflict settles it.
+  for (let attempt = 0; ; attempt++) {
+    const slug = input.slug ?? (await freeSlug(db, slugify(input.name)));
+    const at = now();
+    const row: WorkspacesTable = {
+      id: newId(),
+      name: input.name,
+      slug,
+      description: input.description ?? null,
+      settings: "{}",
+      issue_prefix: "ISS",
+      issue_counter: 0,
+      created_at: at,
+      updated_at: at,
+    };
+    try {
+      await db.transaction().execute(async (trx) => {
+        await trx.insertInto("workspaces").values(row).execute();
+        await trx
+          .insertInto("members")
+          .values({ id: newId(), workspace_id: row.id, user_id: actor.id, role: "owner", created_at: at })
+          .execute();
+        await recordActivity(trx, {
+          workspaceId: row.id,
+          entityType: "workspace",
+          entityId: row.id,
+          actor,
+          action: "workspace.created",
+          details: { name: row.name, slug },
+        });
+      });
+      return toWorkspace(row);
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      if (input.slug !== undefined) throw conflict("Workspace slug already taken");
+      if (attempt >= 5) throw conflict("Could not find a free slug for this workspace; choose one");
+    }
+  }
+}
+
+export async function listWorkspaces(
+  db: Db,
+  userId: string,
+  page: { limit: number; offset: number },
+  onlyWorkspaceId?: string,
+): Promise<Workspace[]> {
+  let query = db
+    .selectFrom("workspaces")
+    .innerJoin("members", "members.workspace_id", "workspaces.id")
+    .selectAll("workspaces")
+    .where("members.user_id", "=", userId);
+  if (onlyWorkspaceId !== undefined) query = query.where("workspaces.id", "=", onlyWorkspaceId);
+  const rows = await query
+    .orderBy("workspaces.created_at")
+    .orderBy("workspaces.id")
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+  return rows.map(toWorkspace);
+}
+
+export async function getWorkspace(db: Db, workspaceId: string): Promise<Workspace> {
+  const row = await db.selectFrom("workspaces").selectAll().where("id", "=", workspaceId).executeTakeFirst();
+  if (!row) throw notFound("Workspace");
+  return toWorkspace(row);
+}
+
+export async function updateWorkspace(
+  db: Db,
+  workspaceId: string,
+  patch: {
+    name?: string | undefined;
+    description?: string | null | undefined;
+    settings?: Record<string, unknown> | undefined;
+    issue_prefix?: string | undefined;
+  },
+  actor: Actor,
+): Promise<Workspace> {
+  return db.transaction().execute(async (trx) => {
+    const before = await getWorkspace(trx, workspaceId);
+    const changes = diffFields(before, patch);
+    if (Object.keys(changes).length === 0) return before;
+    await trx
+      .updateTable("workspaces")
+      .set({
+        ...(patch.name !== undefined && { name: patch.name }),
+        ...(patch.description !== undefined && { description: patch.description }),
+        ...(patch.settings !== undefined && { settings: toJson(patch.settings) }),
+        ...(patch.issue_prefix !== undefined && { issue_prefix: patch.issue_prefix }),
+        updated_at: now(),
+      })
+      .where("id", "=", workspaceId)
+      .execute();
+    await recordActivity(trx, {
+      workspaceId,
+      entityType: "workspace",
+      entityId: workspaceId,
+      actor,
+      action: "workspace.updated",
+      details: { changes },
+    });
+    return getWorkspace(trx, workspaceId);
+  });
+}
+
+export async function deleteWorkspace(db: Db, workspaceId: string): Promise<void> {
+  await db.deleteFrom("workspaces").where("id", "=", workspaceId).execute();
+}

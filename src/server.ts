@@ -1,0 +1,97 @@
+// Builds the one Fastify app that serves the platform API, the tool protocol and the agent UI.
+import cors from "@fastify/cors";
+import swagger from "@fastify/swagger";
+import swaggerUi from "@fastify/swagger-ui";
+import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
+import type { Config } from "./config.ts";
+import type { AppContext } from "./context.ts";
+import type { DatabaseHandle } from "./db/index.ts";
+import { registerErrorHandler } from "./http/errors.ts";
+import { DEFAULT_BCRYPT_ROUNDS } from "./platform/auth/passwords.ts";
+import { Authenticator } from "./platform/auth/principal.ts";
+import { DEFAULT_LOGIN_RATE_LIMIT, LoginRateLimiter, type LoginRateLimitOptions } from "./platform/auth/rate-limit.ts";
+import { TokenService } from "./platform/auth/tokens.ts";
+import { platformRoutes } from "./platform/index.ts";
+import { ToolRegistry } from "./tools/registry.ts";
+
+export const VERSION = "0.1.0";
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+export interface ServerOptions {
+  config: Config;
+  database: DatabaseHandle;
+  /** Custom tools and others already added; platform and agent tools are added here. */
+  registry?: ToolRegistry;
+  logger?: FastifyServerOptions["logger"];
+  /** bcrypt cost; 12 unless a test or benchmark needs it lower. */
+  passwordRounds?: number;
+  loginRateLimit?: LoginRateLimitOptions;
+}
+
+export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
+  const { config, database } = options;
+  const app = Fastify({
+    logger: options.logger ?? {
+      level: config.logLevel,
+      redact: ["req.headers.authorization", 'req.headers["x-api-key"]'],
+    },
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: BODY_LIMIT_BYTES,
+    routerOptions: { ignoreTrailingSlash: true },
+    forceCloseConnections: "idle",
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerErrorHandler(app);
+  logOneLinePerRequest(app);
+  // While shutting down, a keep-alive socket must not hold the server open after its last response.
+  app.addHook("onSend", async (_request, reply) => {
+    if (!app.server.listening) reply.header("connection", "close");
+  });
+
+  const tokens = new TokenService(config.jwtSecret, config.jwtTtlSeconds);
+  const ctx: AppContext = {
+    config,
+    db: database.db,
+    dialect: database.dialect,
+    tokens,
+    authenticator: new Authenticator(database.db, tokens),
+    loginLimiter: new LoginRateLimiter(options.loginRateLimit ?? DEFAULT_LOGIN_RATE_LIMIT),
+    passwordRounds: options.passwordRounds ?? DEFAULT_BCRYPT_ROUNDS,
+    registry: options.registry ?? new ToolRegistry(),
+  };
+
+  await app.register(cors, { origin: true, exposedHeaders: ["Mcp-Session-Id"] });
+  await app.register(swagger, {
+    openapi: {
+      info: { title: "agent-platform", version: VERSION, description: "Platform API, tool protocol and agent UI" },
+      components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(swaggerUi, { routePrefix: "/docs" });
+  app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+  app.get("/health", { schema: { hide: true } }, async () => ({ status: "ok" }));
+
+  await app.register((api) => platformRoutes(api, ctx), { prefix: "/api/v1" });
+  return app;
+}
+
+/** One structured line per request, after it completes; headers (and so credentials) are never logged. */
+function logOneLinePerRequest(app: FastifyInstance): void {
+  app.addHook("onResponse", async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        url: request.url.split("?")[0],
+        statusCode: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+      },
+      "request",
+    );
+  });
+}
+
+export type { Config };
