@@ -1,6 +1,7 @@
 // `agent-platform call [--public] [--port N] [--tools PATH]`: runs the call server until Ctrl-C.
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig } from "../config.ts";
+import { ToolsFileError } from "../tools/custom.ts";
 import { CallServerError, startCallServer } from "./call-server.ts";
 import { TunnelError } from "./tunnel.ts";
 
@@ -52,10 +53,12 @@ async function run(args: string[]): Promise<number> {
       logger: { level: config.logLevel, stream: process.stderr },
     });
     const webhook = server.publicUrl ? `${server.publicUrl.replace(/\/$/, "")}/` : `${server.url}/`;
+    const toolCount = server.toolNames.filter((name) => name !== "end_call").length;
+    const tools = server.toolsFile ? `, ${toolCount} tool${toolCount === 1 ? "" : "s"} from ${server.toolsFile}` : "";
     console.log(
       server.publicUrl
-        ? `Call server running: carrier webhook ${webhook} (local ${server.url})`
-        : `Call server running on ${server.url} (carrier webhook ${webhook}; use --public for a public URL)`,
+        ? `Call server running: carrier webhook ${webhook} (local ${server.url}${tools})`
+        : `Call server running on ${server.url} (carrier webhook ${webhook}${tools}; --public for a public URL)`,
     );
     await new Promise<void>((resolve) => {
       const stop = () => {
@@ -69,8 +72,9 @@ async function run(args: string[]): Promise<number> {
     await server.close();
     return 0;
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof CallServerError || error instanceof TunnelError) {
-      console.error(error.message);
+    const known = [ConfigError, CallServerError, TunnelError, ToolsFileError];
+    if (known.some((kind) => error instanceof kind)) {
+      console.error((error as Error).message);
     } else {
       console.error(`The call server could not start: ${error instanceof Error ? error.message : String(error)}`);
     }

@@ -3,7 +3,8 @@ import type { FastifyServerOptions } from "fastify";
 import { type Config, loadConfig } from "../config.ts";
 import { openDatabase } from "../db/index.ts";
 import { migrateToLatest } from "../db/migrate.ts";
-import { ToolRegistry } from "../tools/registry.ts";
+import { type CustomTools, loadCustomTools } from "../tools/custom.ts";
+import { staticSource, ToolRegistry } from "../tools/registry.ts";
 import { buildCallApp } from "./app.ts";
 import { END_CALL, endCallDefinition, realtimeDefinition } from "./function-calls.ts";
 import { StreamTokens } from "./stream-token.ts";
@@ -15,10 +16,12 @@ export interface CallServerOptions {
   usePublic: boolean;
   /** Interface to bind; defaults to HOST (127.0.0.1). */
   host?: string;
-  /** A tools file to load instead of looking for tools.ts/.js/.mjs/.py in the working directory. */
+  /** A tools file (or directory) to load instead of looking for tools.ts/.js/.mjs/.py in the working directory. */
   toolsPath?: string;
+  /** Where to look for the tools file (default process.cwd()). */
+  cwd?: string;
   config?: Config;
-  /** Tools to offer instead of a tools file, for code that builds its own registry. */
+  /** Tools to offer instead of loading a tools file, for code that builds its own registry. */
   registry?: ToolRegistry;
   /** Fastify logger option; defaults to LOG_LEVEL on stdout. */
   logger?: FastifyServerOptions["logger"];
@@ -29,6 +32,10 @@ export interface CallServer {
   url: string;
   /** The tunnel's public address in public mode. */
   publicUrl?: string;
+  /** The tools file loaded, if any. */
+  toolsFile?: string;
+  /** Names of the tools offered to the model, end_call first. */
+  toolNames: string[];
   close(): Promise<void>;
 }
 
@@ -50,14 +57,26 @@ export async function startCallServer(options: CallServerOptions): Promise<CallS
     throw new CallServerError("Public mode needs TUNNEL_AUTH_TOKEN (an ngrok authtoken) to open the tunnel.");
   }
 
-  const registry = options.registry ?? new ToolRegistry();
+  // A tools file that does not load stops the start (ToolsFileError names the file and line).
+  let custom: CustomTools | undefined;
+  let registry = options.registry;
+  if (!registry) {
+    custom = await loadCustomTools({ cwd: options.cwd, path: options.toolsPath });
+    registry = new ToolRegistry().addSource(staticSource(custom.tools));
+  }
   const customTools = await registry.list();
   const toolDefinitions = [
     endCallDefinition,
     ...customTools.filter((tool) => tool.name !== END_CALL).map(realtimeDefinition),
   ];
 
-  const database = openDatabase(config.databaseUrl);
+  let database: ReturnType<typeof openDatabase>;
+  try {
+    database = openDatabase(config.databaseUrl);
+  } catch (error) {
+    await custom?.close();
+    throw error;
+  }
   let tunnel: Tunnel | undefined;
   const app = await buildCallApp({
     bridge: {
@@ -75,6 +94,7 @@ export async function startCallServer(options: CallServerOptions): Promise<CallS
   });
   app.addHook("onClose", async () => {
     await tunnel?.close().catch(() => {});
+    await custom?.close();
     await database.close();
   });
 
@@ -93,7 +113,13 @@ export async function startCallServer(options: CallServerOptions): Promise<CallS
     const port = typeof address === "object" && address ? address.port : options.port;
     const urlHost = host.includes(":") ? `[${host}]` : host;
     if (options.usePublic) tunnel = await openTunnel(`127.0.0.1:${port}`, voice.tunnelAuthToken!);
-    return { url: `http://${urlHost}:${port}`, publicUrl: tunnel?.url, close: () => app.close() };
+    return {
+      url: `http://${urlHost}:${port}`,
+      publicUrl: tunnel?.url,
+      toolsFile: custom?.file,
+      toolNames: toolDefinitions.map((definition) => definition.name),
+      close: () => app.close(),
+    };
   } catch (error) {
     await app.close();
     throw error;

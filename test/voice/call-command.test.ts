@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -61,6 +61,27 @@ describe("agent-platform call", () => {
     run.child.kill("SIGINT");
     expect(await run.exit).toBe(0);
     expect(lines(run.stdout)).toHaveLength(1);
+  });
+
+  it("--tools loads the file and says so in its one line; a file that does not load stops it naming the file", async () => {
+    const good = join(dataDir, "good-tools.py");
+    writeFileSync(
+      good,
+      'def ping():\n    return "pong"\n\ntools = [({"name": "ping", "parameters": {"type": "object"}}, ping)]\n',
+    );
+    const run = runCall(["--port", "0", "--tools", good], { VENDOR_API_KEY: "k" });
+    const deadline = Date.now() + 15_000;
+    while (!run.stdout.includes("\n") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(lines(run.stdout)).toEqual([expect.stringContaining(`1 tool from ${good}`)]);
+    run.child.kill("SIGINT");
+    expect(await run.exit).toBe(0);
+
+    const broken = join(dataDir, "broken-tools.ts");
+    writeFileSync(broken, "export const tools = [[{ name: 'x' }, () => 1]];\nthrow new Error('boom');\n");
+    const failed = runCall(["--port", "0", "--tools", broken], { VENDOR_API_KEY: "k" });
+    expect(await failed.exit).toBe(1);
+    expect(lines(failed.stderr)).toHaveLength(1);
+    expect(failed.stderr).toContain(broken);
   });
 
   it("--public with a tunnel token but no network fails fast with a clear message, without leaking the token", async () => {

@@ -15,6 +15,8 @@ export interface HarnessOptions extends Partial<ProviderDoubleOptions> {
   configuredDialect?: "auto" | "ga" | "beta";
   tools?: Tool[];
   registry?: ToolRegistry;
+  /** Load the tools file from here (the server's own loader) instead of `tools`/`registry`. */
+  toolsPath?: string;
   database?: Dialect;
   env?: Record<string, string>;
 }
@@ -40,12 +42,16 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...options.env,
   });
   const logs: string[] = [];
-  const registry = options.registry ?? new ToolRegistry().addSource(staticSource(options.tools ?? []));
+  const registry =
+    options.toolsPath === undefined
+      ? (options.registry ?? new ToolRegistry().addSource(staticSource(options.tools ?? [])))
+      : undefined;
   const server = await startCallServer({
     port: 0,
     usePublic: false,
     config,
     registry,
+    toolsPath: options.toolsPath,
     logger: { level: "info", stream: { write: (line: string) => void logs.push(line) } },
   });
   const database = openDatabase(testDatabase.url);
