@@ -5,7 +5,6 @@ import type { AddressInfo } from "node:net";
 import { type RawData, type WebSocket, WebSocketServer } from "ws";
 
 export type ProviderDialect = "ga" | "beta";
-// biome-ignore lint/suspicious/noExplicitAny: wire messages are inspected freely in tests
 export type WireMessage = Record<string, any>;
 
 export interface ProviderDoubleOptions {
