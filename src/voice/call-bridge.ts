@@ -24,6 +24,8 @@ export interface BridgeSettings {
   log: FastifyBaseLogger;
   /** How long a connected carrier may take to send `start` (default 10 s). */
   startTimeoutMs?: number;
+  /** How long to wait for the provider's `session.created` when the dialect is detected from it (default 10 s). */
+  sessionCreatedTimeoutMs?: number;
 }
 
 /** How long end_call waits for the goodbye to finish playing before hanging up. */
@@ -106,6 +108,7 @@ export class CallBridge {
         apiKey: settings.apiKey,
         dialect: settings.dialect,
         tools: settings.toolDefinitions,
+        sessionCreatedTimeoutMs: settings.sessionCreatedTimeoutMs,
       },
       {
         ready: (dialect) => this.log.info({ dialect }, "realtime session configured"),

@@ -23,6 +23,8 @@ export interface CallServerOptions {
   config?: Config;
   /** Tools to offer instead of loading a tools file, for code that builds its own registry. */
   registry?: ToolRegistry;
+  /** Waits before giving up on a silent peer: the carrier's `start`, the provider's `session.created` (10 s each). */
+  timeouts?: { startMs?: number; sessionCreatedMs?: number };
   /** Fastify logger option; defaults to LOG_LEVEL on stdout. */
   logger?: FastifyServerOptions["logger"];
 }
@@ -87,6 +89,8 @@ export async function startCallServer(options: CallServerOptions): Promise<CallS
       registry,
       db: database.db,
       tokens: new StreamTokens(),
+      startTimeoutMs: options.timeouts?.startMs,
+      sessionCreatedTimeoutMs: options.timeouts?.sessionCreatedMs,
     },
     twilioAuthToken: voice.twilioAuthToken,
     publicOrigin: () => tunnel?.url ?? voice.publicUrl,

@@ -18,8 +18,11 @@ export async function openTunnel(localAddress: string, authToken: string, timeou
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer from ngrok within ${timeoutMs / 1000} s`)), timeoutMs);
   });
+  const forwarding = ngrok.forward({ addr: localAddress, authtoken: authToken });
+  // A tunnel that opens after we gave up on it is closed rather than left running.
+  timeout.catch(() => forwarding.then((late) => late.close()).catch(() => {}));
   try {
-    const listener = await Promise.race([ngrok.forward({ addr: localAddress, authtoken: authToken }), timeout]);
+    const listener = await Promise.race([forwarding, timeout]);
     const url = listener.url();
     if (!url) throw new Error("ngrok gave no public URL");
     return { url, close: () => listener.close() };

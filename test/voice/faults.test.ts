@@ -1,5 +1,6 @@
 import { createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { WebSocket } from "ws";
 import { CarrierCall, FRAME_BYTES } from "./doubles/carrier.ts";
 import { eventually, type Harness, startHarness } from "./harness.ts";
 import { speechUlaw } from "./speech.ts";
@@ -66,6 +67,25 @@ describe("faults", () => {
     await harness.provider.connection(2);
     next.stop();
     expect(await next.closed).toBe(1000);
+  });
+
+  it("a provider that never says session.created (dialect auto) ends the call with a log line", async () => {
+    harness = await startHarness({ silent: true, timeouts: { sessionCreatedMs: 200 } });
+    const call = await CarrierCall.place(harness.server.url);
+    const provider = await harness.provider.connection();
+    expect(await call.closed).toBe(1011);
+    await provider.closed;
+    expect(provider.ofType("session.update")).toHaveLength(0);
+    expect(harness.logs.join("")).toContain("realtime provider sent no session.created");
+  });
+
+  it("a media stream that never sends start is closed without reaching the provider", async () => {
+    harness = await startHarness({ timeouts: { startMs: 200 } });
+    const socket = new WebSocket(`${harness.server.url.replace("http", "ws")}/media-stream`);
+    const code = await new Promise<number>((resolve) => socket.on("close", resolve));
+    expect(code).toBe(1008);
+    expect(harness.provider.connections).toHaveLength(0);
+    expect(harness.logs.join("")).toContain("no start frame");
   });
 
   it("the carrier's stop closes the provider socket", async () => {

@@ -19,6 +19,7 @@ export interface HarnessOptions extends Partial<ProviderDoubleOptions> {
   toolsPath?: string;
   database?: Dialect;
   env?: Record<string, string>;
+  timeouts?: { startMs?: number; sessionCreatedMs?: number };
 }
 
 export interface Harness {
@@ -52,6 +53,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     config,
     registry,
     toolsPath: options.toolsPath,
+    timeouts: options.timeouts,
     logger: { level: "info", stream: { write: (line: string) => void logs.push(line) } },
   });
   const database = openDatabase(testDatabase.url);
