@@ -52,15 +52,8 @@ async function run(args: string[]): Promise<number> {
       // stdout carries only the one line below; logs go to stderr.
       logger: { level: config.logLevel, stream: process.stderr },
     });
-    const webhook = server.publicUrl ? `${server.publicUrl.replace(/\/$/, "")}/` : `${server.url}/`;
-    const toolCount = server.toolNames.filter((name) => name !== "end_call").length;
-    const tools = server.toolsFile ? `, ${toolCount} tool${toolCount === 1 ? "" : "s"} from ${server.toolsFile}` : "";
-    console.log(
-      server.publicUrl
-        ? `Call server running: carrier webhook ${webhook} (local ${server.url}${tools})`
-        : `Call server running on ${server.url} (carrier webhook ${webhook}${tools}; --public for a public URL)`,
-    );
-    await new Promise<void>((resolve) => {
+    // Listening for Ctrl-C before saying we are up, so a signal right after the line is never missed.
+    const stopped = new Promise<void>((resolve) => {
       const stop = () => {
         process.off("SIGINT", stop);
         process.off("SIGTERM", stop);
@@ -69,6 +62,15 @@ async function run(args: string[]): Promise<number> {
       process.on("SIGINT", stop);
       process.on("SIGTERM", stop);
     });
+    const webhook = server.publicUrl ? `${server.publicUrl.replace(/\/$/, "")}/` : `${server.url}/`;
+    const toolCount = server.toolNames.filter((name) => name !== "end_call").length;
+    const tools = server.toolsFile ? `, ${toolCount} tool${toolCount === 1 ? "" : "s"} from ${server.toolsFile}` : "";
+    console.log(
+      server.publicUrl
+        ? `Call server running: carrier webhook ${webhook} (local ${server.url}${tools})`
+        : `Call server running on ${server.url} (carrier webhook ${webhook}${tools}; --public for a public URL)`,
+    );
+    await stopped;
     await server.close();
     return 0;
   } catch (error) {
