@@ -397,10 +397,9 @@ async function main(): Promise<void> {
     `largest N with bridge rtt p99 < ${P99_LIMIT_MS} ms and no frame lost: ${good}` +
       (bad ? ` (fails at ${bad})` : " (higher N not tried within the time budget)"),
   );
+  const load = loadavg().map((value) => value.toFixed(1));
   console.log(
-    `load average at the end: ${loadavg()
-      .map((value) => value.toFixed(1))
-      .join(" ")} (2 cores)`,
+    `load average at the end: ${load.join(" ")} (2 cores); run took ${((Date.now() - began) / 1000).toFixed(0)} s`,
   );
   await providerChild.stop();
 }
