@@ -22,7 +22,7 @@ const P99_LIMIT_MS = 5;
 const SELF = fileURLToPath(import.meta.url);
 
 type Kind = "bridge" | "relay" | "provider";
-type ChildReport = { cpuMicros: number; rss: number };
+type ChildReport = { cpuMicros: number; rss: number; retained: number };
 
 // ---------- children: the server under test ----------
 
@@ -87,8 +87,16 @@ async function runProviderChild(): Promise<void> {
 function serveReports(url: string, close: () => Promise<void>): void {
   process.send?.({ url });
   process.on("message", async (message: string) => {
-    if (message === "report") {
-      process.send?.({ cpuMicros: sum(process.cpuUsage()), rss: process.memoryUsage().rss } satisfies ChildReport);
+    if (message === "report" || message === "memory") {
+      // "memory" collects garbage first, so it counts what the calls keep, not what is waiting to be collected;
+      // it is only asked for outside the measured windows, where a full collection cannot skew the latency.
+      if (message === "memory") (globalThis as { gc?: () => void }).gc?.();
+      const memory = process.memoryUsage();
+      process.send?.({
+        cpuMicros: sum(process.cpuUsage()),
+        rss: memory.rss,
+        retained: memory.heapUsed + memory.external,
+      } satisfies ChildReport);
     } else if (message === "exit") {
       await close();
       process.exit(0);
@@ -108,7 +116,7 @@ class Child {
 
   static async start(kind: Kind, providerUrl = ""): Promise<{ child: Child; url: string }> {
     const processHandle = fork(SELF, [`child-${kind}`, providerUrl], {
-      execArgv: ["--import", "tsx"],
+      execArgv: ["--import", "tsx", "--expose-gc"],
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
     const child = new Child(processHandle);
@@ -120,9 +128,9 @@ class Child {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
-  async report(): Promise<ChildReport> {
+  async report(kind: "report" | "memory" = "report"): Promise<ChildReport> {
     const reply = this.next();
-    this.process.send("report");
+    this.process.send(kind);
     return (await reply) as ChildReport;
   }
 
@@ -138,6 +146,10 @@ interface SimulatedCall {
   sendTimes: Float64Array;
   nextSeq: number;
   nextDue: number;
+  /** When the audio received so far will have finished playing (μ-law: 8 bytes per ms). */
+  playedUntil: number;
+  /** Marks to acknowledge once the audio before them has played, in order. */
+  marks: Array<{ due: number; reply: string }>;
 }
 
 const SEQ_RING = 8192;
@@ -164,15 +176,26 @@ async function openCall(kind: Kind, serverUrl: string, index: number, onRtt: (ms
     socket.once("error", reject);
   });
   const streamSid = `MZbench${index}`;
-  const call: SimulatedCall = { socket, sendTimes: new Float64Array(SEQ_RING), nextSeq: 0, nextDue: 0 };
+  const call: SimulatedCall = {
+    socket,
+    sendTimes: new Float64Array(SEQ_RING),
+    nextSeq: 0,
+    nextDue: 0,
+    playedUntil: 0,
+    marks: [],
+  };
   socket.on("message", (data: RawData) => {
     const frame = JSON.parse(data.toString());
     if (frame.event === "media") {
-      const seq = Buffer.from(frame.media.payload.slice(0, 8), "base64").readUInt32BE(0);
-      onRtt(performance.now() - call.sendTimes[seq % SEQ_RING]!);
+      const payload: string = frame.media.payload;
+      const now = performance.now();
+      call.playedUntil = Math.max(call.playedUntil, now) + (payload.length * 3) / 4 / 8;
+      const seq = Buffer.from(payload.slice(0, 8), "base64").readUInt32BE(0);
+      onRtt(now - call.sendTimes[seq % SEQ_RING]!);
     } else if (frame.event === "mark") {
-      // Twilio echoes a mark once the audio before it has played; here playing is instant.
-      socket.send(`{"event":"mark","streamSid":"${streamSid}","mark":{"name":${JSON.stringify(frame.mark.name)}}}`);
+      // Like Twilio: a mark comes back once the audio sent before it has played.
+      const reply = `{"event":"mark","streamSid":"${streamSid}","mark":{"name":${JSON.stringify(frame.mark.name)}}}`;
+      call.marks.push({ due: call.playedUntil, reply });
     }
   });
   socket.on("error", () => {});
@@ -199,6 +222,9 @@ interface PhaseResult {
   /** CPU of this process (the carrier double), to show when the measuring side is the bottleneck. */
   carrierCpuMicros: number;
   measuredMs: number;
+  /** Heap and external memory after a collection, calls connected, minus the same before any call. */
+  retainedGrowth: number;
+  /** Resident set size after a collection, calls connected, minus the same before any call. */
   rssGrowth: number;
 }
 
@@ -213,12 +239,14 @@ class CallLoad {
     readonly kind: Server,
     readonly calls: number,
     private readonly child: Child,
+    private readonly idleRetained: number,
     private readonly idleRss: number,
   ) {}
 
   static async open(kind: Server, calls: number, providerUrl: string): Promise<CallLoad> {
     const { child, url } = await Child.start(kind, providerUrl);
-    const load = new CallLoad(kind, calls, child, (await child.report()).rss);
+    const idle = await child.report("memory");
+    const load = new CallLoad(kind, calls, child, idle.retained, idle.rss);
     const onRtt = (ms: number) => {
       load.received++;
       if (load.measuring) load.rtts.push(ms);
@@ -254,6 +282,10 @@ class CallLoad {
           call.nextDue += FRAME_MS;
           sent++;
         }
+        let played = 0;
+        while (played < call.marks.length && call.marks[played]!.due <= now)
+          call.socket.send(call.marks[played++]!.reply);
+        if (played > 0) call.marks.splice(0, played);
       }
     };
     const timer = setInterval(pump, 1);
@@ -269,6 +301,7 @@ class CallLoad {
     this.measuring = false;
     clearInterval(timer);
     await sleep(DRAIN_MS);
+    const memory = await this.child.report("memory");
     return {
       kind: this.kind,
       calls: this.calls,
@@ -278,7 +311,8 @@ class CallLoad {
       cpuMicros: after.cpuMicros - before.cpuMicros,
       carrierCpuMicros,
       measuredMs,
-      rssGrowth: after.rss - this.idleRss,
+      retainedGrowth: memory.retained - this.idleRetained,
+      rssGrowth: memory.rss - this.idleRss,
     };
   }
 
@@ -300,6 +334,7 @@ function merge(results: PhaseResult[]): PhaseResult {
     cpuMicros: results.reduce((total, result) => total + result.cpuMicros, 0),
     carrierCpuMicros: results.reduce((total, result) => total + result.carrierCpuMicros, 0),
     measuredMs: results.reduce((total, result) => total + result.measuredMs, 0),
+    retainedGrowth: Math.max(...results.map((result) => result.retainedGrowth)),
     rssGrowth: Math.max(...results.map((result) => result.rssGrowth)),
   };
 }
@@ -309,6 +344,7 @@ interface Summary {
   p50: number;
   p99: number;
   cpuPercentPerCall: number;
+  memoryKiBPerCall: number;
   rssKiBPerCall: number;
   carrierCpuPercent: number;
 }
@@ -321,6 +357,7 @@ function summarize(result: PhaseResult): Summary {
     p50: percentile(50),
     p99: percentile(99),
     cpuPercentPerCall: (result.cpuMicros / 1000 / result.measuredMs / result.calls) * 100,
+    memoryKiBPerCall: result.retainedGrowth / 1024 / result.calls,
     rssKiBPerCall: result.rssGrowth / 1024 / result.calls,
     carrierCpuPercent: (result.carrierCpuMicros / 1000 / result.measuredMs) * 100,
   };
@@ -339,6 +376,7 @@ function row(result: PhaseResult, summary = summarize(result)): string {
     `${summary.p99.toFixed(2)} ms`.padStart(10),
     `${summary.cpuPercentPerCall.toFixed(3)} %`.padStart(10),
     `${summary.rssKiBPerCall.toFixed(0)} KiB`.padStart(10),
+    `${summary.memoryKiBPerCall.toFixed(1)} KiB`.padStart(10),
     `${summary.carrierCpuPercent.toFixed(0)} %`.padStart(8),
   ].join(" ");
 }
@@ -356,7 +394,9 @@ async function main(): Promise<void> {
       .map((value) => value.toFixed(1))
       .join(" ")} (2 cores)`,
   );
-  console.log(`${"".padEnd(22)} calls   frames   lost   rtt p50    rtt p99  cpu/call   rss/call carrier-cpu`);
+  console.log(
+    `${"".padEnd(22)} calls   frames   lost   rtt p50    rtt p99  cpu/call   rss/call   mem/call carrier-cpu`,
+  );
   // Both servers stay up with their calls connected; windows of traffic alternate between them, so whatever else
   // this shared machine is doing falls on both alike.
   const relayLoad = await CallLoad.open("relay", TARGET_CALLS, providerUrl);
@@ -398,7 +438,9 @@ async function main(): Promise<void> {
   console.log(
     `  cpu per call ${bridgeAll.cpuPercentPerCall.toFixed(3)} % vs ${relayAll.cpuPercentPerCall.toFixed(3)} % of a core ` +
       `= ${(bridgeAll.cpuPercentPerCall / relayAll.cpuPercentPerCall).toFixed(2)}×; rss per call ` +
-      `${bridgeAll.rssKiBPerCall.toFixed(0)} vs ${relayAll.rssKiBPerCall.toFixed(0)} KiB`,
+      `${bridgeAll.rssKiBPerCall.toFixed(0)} vs ${relayAll.rssKiBPerCall.toFixed(0)} KiB; memory kept per call ` +
+      `${bridgeAll.memoryKiBPerCall.toFixed(1)} vs ${relayAll.memoryKiBPerCall.toFixed(1)} KiB (heap + external ` +
+      "after a collection, both sockets of a call included)",
   );
   const bridge = median(bridgeWindows);
 
