@@ -117,6 +117,11 @@ export async function startCallServer(options: CallServerOptions): Promise<CallS
     const port = typeof address === "object" && address ? address.port : options.port;
     const urlHost = host.includes(":") ? `[${host}]` : host;
     if (options.usePublic) tunnel = await openTunnel(`127.0.0.1:${port}`, voice.tunnelAuthToken!);
+    if ((tunnel || voice.publicUrl) && !voice.twilioAuthToken) {
+      app.log.warn(
+        "the webhook is public and TWILIO_AUTH_TOKEN is not set: requests are not checked for Twilio's signature",
+      );
+    }
     return {
       url: `http://${urlHost}:${port}`,
       publicUrl: tunnel?.url,
