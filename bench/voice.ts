@@ -386,7 +386,7 @@ async function main(): Promise<void> {
   const { child: providerChild, url: providerUrl } = await Child.start("provider");
   console.log(
     `voice: N concurrent calls, one 20 ms μ-law frame per call every 20 ms both ways (bridge: + a mark per frame, ` +
-      `acknowledged); ${WARMUP_MS / 1000} s warm-up + ${MEASURE_MS / 1000} s measured per window. Server under test, ` +
+      `acknowledged once played); ${WARMUP_MS / 1000} s warm-up + ${MEASURE_MS / 1000} s measured per window. Server under test, ` +
       "provider double and carrier double each in their own process.",
   );
   console.log(
