@@ -17,7 +17,11 @@ describe.each(testDialects)("auth (%s)", (dialect) => {
     const email = `Flow.${dialect}@Example.COM`;
     const registered = await t.api.post("auth/register", { email, password: "s3cret-pass", name: "Flow" });
     expect(registered.status).toBe(201);
-    expect(registered.body.user).toMatchObject({ name: "Flow", email: `Flow.${dialect}@example.com`, avatar_url: null });
+    expect(registered.body.user).toMatchObject({
+      name: "Flow",
+      email: `Flow.${dialect}@example.com`,
+      avatar_url: null,
+    });
     expect(registered.body.user.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}$/);
     expect(JSON.stringify(registered.body)).not.toContain("s3cret-pass");
 
