@@ -17,11 +17,11 @@ import {
 const MAX_TOKENS = 4096;
 const clients = new Map<string, Anthropic>();
 
-export function anthropicClient(baseURL: string | undefined, apiKey: string): Anthropic {
-  const key = `${baseURL ?? ""}\n${apiKey}`;
+export function anthropicClient(baseURL: string | undefined, apiKey: string, timeoutMs: number): Anthropic {
+  const key = `${baseURL ?? ""}\n${apiKey}\n${timeoutMs}`;
   let client = clients.get(key);
   if (!client) {
-    client = new Anthropic({ baseURL, apiKey, maxRetries: 1 });
+    client = new Anthropic({ baseURL, apiKey, maxRetries: 1, timeout: timeoutMs });
     clients.set(key, client);
   }
   return client;
@@ -51,6 +51,7 @@ export class AnthropicModel implements ModelClient {
         throw describeFailure(this.id, error);
       });
 
+    yield { type: "open" };
     let finishReason = "stop";
     const usage: Usage = {};
     const toolIdsByIndex = new Map<number, string>();

@@ -26,6 +26,8 @@ export interface Usage {
 }
 
 export type ModelEvent =
+  /** The response has started (headers in); from here on a silent stream counts as stalled. */
+  | { type: "open" }
   | { type: "text"; delta: string }
   /** A new tool call; its arguments follow as `tool_args` events with the same id. */
   | { type: "tool_start"; id: string; name: string }

@@ -18,15 +18,23 @@ export function createModelClient(model: string, settings: ModelSettings): Model
           `No API key for ${model}: set OPENAI_API_KEY (or OPENAI_BASE_URL for an OpenAI-compatible server)`,
         );
       }
-      return new OpenAIChatModel(model, name, openaiClient(settings.openaiBaseUrl, apiKey));
+      return new OpenAIChatModel(model, name, openaiClient(settings.openaiBaseUrl, apiKey, settings.modelTimeoutMs));
     }
     case "ollama":
-      return new OpenAIChatModel(model, name, openaiClient(settings.ollamaBaseUrl, NO_KEY_NEEDED));
+      return new OpenAIChatModel(
+        model,
+        name,
+        openaiClient(settings.ollamaBaseUrl, NO_KEY_NEEDED, settings.modelTimeoutMs),
+      );
     case "anthropic": {
       if (!settings.anthropicApiKey) {
         throw new ModelError("model_not_configured", `No API key for ${model}: set ANTHROPIC_API_KEY`);
       }
-      return new AnthropicModel(model, name, anthropicClient(settings.anthropicBaseUrl, settings.anthropicApiKey));
+      return new AnthropicModel(
+        model,
+        name,
+        anthropicClient(settings.anthropicBaseUrl, settings.anthropicApiKey, settings.modelTimeoutMs),
+      );
     }
     default:
       throw new ModelError(

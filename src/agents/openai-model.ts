@@ -14,12 +14,13 @@ import {
 /** One SDK client per endpoint and key, so connections are pooled across runs. */
 const clients = new Map<string, OpenAI>();
 
-export function openaiClient(baseURL: string | undefined, apiKey: string): OpenAI {
-  const key = `${baseURL ?? ""}\n${apiKey}`;
+export function openaiClient(baseURL: string | undefined, apiKey: string, timeoutMs: number): OpenAI {
+  const key = `${baseURL ?? ""}\n${apiKey}\n${timeoutMs}`;
   let client = clients.get(key);
   if (!client) {
-    // One retry on a connection error, 429 or 5xx before the first token; our own idle timeout covers stalls.
-    client = new OpenAI({ baseURL, apiKey, maxRetries: 1 });
+    // One retry on a connection error, 429 or 5xx; `timeout` bounds each attempt up to the response headers,
+    // the runtime's watchdog the silences of the stream after them.
+    client = new OpenAI({ baseURL, apiKey, maxRetries: 1, timeout: timeoutMs });
     clients.set(key, client);
   }
   return client;
@@ -48,6 +49,7 @@ export class OpenAIChatModel implements ModelClient {
         throw describeFailure(this.id, error);
       });
 
+    yield { type: "open" };
     let finishReason = "stop";
     let usage: Usage | undefined;
     const idsByIndex: string[] = [];

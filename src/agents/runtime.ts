@@ -218,12 +218,14 @@ export class AgentRuntime {
     const controller = new AbortController();
     const abortTurn = () => controller.abort();
     signal.addEventListener("abort", abortTurn, { once: true });
+    let opened = false;
     let progress = 0;
     let seenProgress = -1;
     let silentTicks = 0;
     let timedOut = false;
     const watchdog = setInterval(
       () => {
+        if (!opened) return; // until the response starts, the SDK's own timeout applies
         if (progress !== seenProgress) {
           seenProgress = progress;
           silentTicks = 0;
@@ -244,6 +246,9 @@ export class AgentRuntime {
       for await (const event of model.stream({ system, messages, tools, signal: controller.signal })) {
         progress++;
         switch (event.type) {
+          case "open":
+            opened = true;
+            break;
           case "text":
             if (!textOpen) {
               sink.textStart(messageId);
@@ -276,19 +281,17 @@ export class AgentRuntime {
         }
       }
     } catch (error) {
-      if (timedOut) {
-        throw new ModelError(
-          "model_timeout",
-          `The model ${model.id} sent nothing for ${this.ctx.config.agent.modelTimeoutMs} ms`,
-        );
-      }
-      if (signal.aborted) throw new RunAbortedError();
-      throw error;
+      if (!timedOut && !signal.aborted) throw error;
     } finally {
       clearInterval(watchdog);
       signal.removeEventListener("abort", abortTurn);
     }
+    // An aborted SDK stream may end quietly instead of throwing.
     if (signal.aborted) throw new RunAbortedError();
+    if (timedOut) {
+      const silence = this.ctx.config.agent.modelTimeoutMs;
+      throw new ModelError("model_timeout", `The model ${model.id} sent nothing for ${silence} ms`);
+    }
     if (textOpen) sink.textEnd(messageId);
     if (openCall) sink.toolCallEnd(openCall.id);
     return { text, toolCalls, usage };
