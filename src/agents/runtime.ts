@@ -1,6 +1,5 @@
 // The agent runtime: one agent (instructions + model + tools) run over a stored thread, with our own
 // tool-calling loop. What it does is told to a RunSink as it happens (the agent-UI endpoint encodes it).
-import { AsyncLocalStorage } from "node:async_hooks";
 import type { AppContext } from "../context.ts";
 import { newId } from "../db/values.ts";
 import type { Tool, ToolContext } from "../tools/registry.ts";
@@ -42,6 +41,8 @@ export interface RunRequest {
   toolContext: ToolContext;
   signal: AbortSignal;
   sink: RunSink;
+  /** How many runs this one is nested in (ask_<agent> calls); 0 for a top-level run. */
+  depth?: number;
 }
 
 export interface RunResult {
@@ -73,12 +74,22 @@ export class RunAbortedError extends Error {
 
 const MAX_ASK_DEPTH = 3;
 const WATCHDOG_TICKS = 4;
+/**
+ * A fast model's buffered stream is read entirely in microtasks, which would starve every other socket (new
+ * requests wait for whole runs to finish). The loop yields to the event loop after this long without doing so.
+ */
+const YIELD_AFTER_MS = 1;
+const YIELD_CHECK_EVERY = 32;
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class AgentRuntime {
   /** Runs in progress per platform agent: the agent is `working` while any is. */
   private readonly activeRuns = new Map<string, number>();
-  /** How deep inside ask_<agent> calls the current run is, so agents asking each other cannot loop forever. */
-  private readonly askDepth = new AsyncLocalStorage<number>();
+  /**
+   * How deep inside ask_<agent> calls each run's tool context is, so agents asking each other cannot loop forever.
+   * (Not AsyncLocalStorage: on Node 20 it turns on promise hooks, a cost on every token.)
+   */
+  private readonly askDepth = new WeakMap<ToolContext, number>();
 
   constructor(private readonly ctx: AppContext) {}
 
@@ -95,10 +106,6 @@ export class AgentRuntime {
     };
   }
 
-  get depth(): number {
-    return this.askDepth.getStore() ?? 0;
-  }
-
   async run(request: RunRequest): Promise<RunResult> {
     const { agent } = request;
     const platform = agent.platform;
@@ -111,7 +118,8 @@ export class AgentRuntime {
     let failed = false;
     try {
       const model = createModelClient(agent.model, this.ctx.config.agent);
-      return await this.askDepth.run(this.depth + 1, () => this.loop(request, model, toolContext));
+      this.askDepth.set(toolContext, (request.depth ?? 0) + 1);
+      return await this.loop(request, model, toolContext);
     } catch (error) {
       failed = !(error instanceof RunAbortedError);
       throw error;
@@ -121,8 +129,9 @@ export class AgentRuntime {
   }
 
   /** Runs a platform agent to its final answer without streaming (the ask_<agent> tools). */
-  async ask(agent: PlatformAgent, message: string, threadId: string, toolContext: ToolContext): Promise<string> {
-    if (this.depth >= MAX_ASK_DEPTH) {
+  async ask(agent: PlatformAgent, message: string, threadId: string, caller: ToolContext): Promise<string> {
+    const depth = this.askDepth.get(caller) ?? 0;
+    if (depth >= MAX_ASK_DEPTH) {
       throw new Error(`Agents may ask each other at most ${MAX_ASK_DEPTH} levels deep`);
     }
     const result = await this.run({
@@ -130,8 +139,9 @@ export class AgentRuntime {
       scope: `ws:${agent.workspaceId}/agent:${agent.id}`,
       threadId,
       messages: [{ id: newId(), message: { role: "user", content: message } }],
-      toolContext,
-      signal: toolContext.signal ?? new AbortController().signal,
+      toolContext: { userId: caller.userId },
+      depth,
+      signal: caller.signal ?? new AbortController().signal,
       sink: SILENT_SINK,
     });
     return result.text;
@@ -242,9 +252,13 @@ export class AgentRuntime {
     const toolCalls: ToolCallRecord[] = [];
     let openCall: ToolCallRecord | undefined;
     let usage: Usage | undefined;
+    let lastYield = performance.now();
     try {
       for await (const event of model.stream({ system, messages, tools, signal: controller.signal })) {
-        progress++;
+        if (++progress % YIELD_CHECK_EVERY === 0 && performance.now() - lastYield > YIELD_AFTER_MS) {
+          await yieldToEventLoop();
+          lastYield = performance.now();
+        }
         switch (event.type) {
           case "open":
             opened = true;

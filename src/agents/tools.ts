@@ -63,8 +63,7 @@ function askTool(ctx: AppContext, agent: PlatformAgent): Tool {
     },
     run: async (args, toolContext) => {
       const sessionId = typeof args.session_id === "string" ? args.session_id : randomUUID();
-      const caller: ToolContext = { userId: toolContext.userId, signal: toolContext.signal };
-      const response = await runtimeFor(ctx).ask(agent, String(args.message), sessionId, caller);
+      const response = await runtimeFor(ctx).ask(agent, String(args.message), sessionId, toolContext);
       return { agent: agent.name, response, session_id: sessionId };
     },
   };

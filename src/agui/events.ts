@@ -64,8 +64,10 @@ export class SseRunWriter implements RunSink {
     this.keepAlive.unref();
   }
 
+  /** Written at once, not on the next turn: under load a turn of the event loop can take a while. */
   runStarted(fields: Fields<RunStartedEvent>): void {
     this.event(this.names.runStarted, fields);
+    this.flush();
   }
 
   runFinished(fields: Fields<RunFinishedEvent>): void {

@@ -1,0 +1,216 @@
+// npm run bench -- agui
+// POST /agui relaying a model that streams 2,000 one-word chunks as fast as it can, side by side with a straight
+// pipe (bench/_agui-pipe.ts). Each runs as its own child process; the server under test is `agent-platform serve`
+// reading OPENAI_BASE_URL like a user's would. Figures: content events/s under 50 concurrent runs (target ≥ 0.45 of
+// the pipe, every run complete), one run at a time (time to first content, tokens/s, server-added time per token,
+// target < 2 ms), and time to first event p99 under the 50 concurrent runs.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { Agent, request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const WORDS = 2000;
+const CONCURRENT = 50;
+const CONCURRENT_ROUNDS = 3;
+const SEQUENTIAL_RUNS = 15;
+const DEADLINE_MS = 170_000;
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const tsx = join(root, "node_modules", ".bin", "tsx");
+const children: ChildProcess[] = [];
+const dataDir = mkdtempSync(join(tmpdir(), "agui-bench-"));
+const deadline = setTimeout(() => {
+  console.error(`benchmark exceeded ${DEADLINE_MS / 1000} s: stopping`);
+  cleanup();
+  process.exit(1);
+}, DEADLINE_MS);
+
+function cleanup() {
+  for (const child of children) child.kill();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+/** Starts a child and resolves with the first match of `pattern` on its stdout. */
+function startChild(args: string[], env: Record<string, string>, pattern: RegExp): Promise<string> {
+  const child = spawn(tsx, args, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let seen = "";
+    child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+      seen += chunk;
+      const match = pattern.exec(seen);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => process.stderr.write(chunk));
+    child.on("exit", (code) => reject(new Error(`${args.join(" ")} exited with ${code}`)));
+  });
+}
+
+interface RunFigures {
+  firstEventMs: number;
+  firstContentMs: number;
+  totalMs: number;
+  contentEvents: number;
+  finished: boolean;
+}
+
+const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+let runCounter = 0;
+
+/** One seed-dialect run; counts text_message_content frames as they arrive. */
+function run(baseUrl: string): Promise<RunFigures> {
+  runCounter += 1;
+  const body = JSON.stringify({
+    threadId: `bench-thread-${runCounter}`,
+    runId: `bench-run-${runCounter}`,
+    state: { messages: [{ id: `m-${runCounter}`, role: "user", content: "Say many words" }] },
+  });
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${baseUrl}/agui`,
+      {
+        method: "POST",
+        agent,
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+      },
+      (res) => {
+        res.setEncoding("utf8");
+        const figures: RunFigures = {
+          firstEventMs: -1,
+          firstContentMs: -1,
+          totalMs: 0,
+          contentEvents: 0,
+          finished: false,
+        };
+        let pending = "";
+        res.on("data", (chunk: string) => {
+          if (figures.firstEventMs < 0) figures.firstEventMs = performance.now() - started;
+          pending += chunk;
+          let end = pending.indexOf("\n\n");
+          let from = 0;
+          while (end !== -1) {
+            if (pending.startsWith("event: text_message_content\n", from)) {
+              if (figures.contentEvents++ === 0) figures.firstContentMs = performance.now() - started;
+            } else if (pending.startsWith("event: run_finished\n", from)) figures.finished = true;
+            from = end + 2;
+            end = pending.indexOf("\n\n", from);
+          }
+          pending = pending.slice(from);
+        });
+        res.on("end", () => {
+          figures.totalMs = performance.now() - started;
+          resolve(figures);
+        });
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+async function concurrentRound(baseUrl: string) {
+  const started = performance.now();
+
+  const runs = await Promise.all(Array.from({ length: CONCURRENT }, () => run(baseUrl)));
+  const seconds = (performance.now() - started) / 1000;
+  const events = runs.reduce((sum, each) => sum + each.contentEvents, 0);
+  const complete = runs.filter((each) => each.finished && each.contentEvents === WORDS).length;
+  return { eventsPerSecond: events / seconds, complete, firstEvents: runs.map((each) => each.firstEventMs) };
+}
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+};
+const median = (values: number[]) => percentile(values, 50);
+const fmt = (value: number, digits = 0) =>
+  value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+
+try {
+  const modelUrl = await startChild(["bench/_model-server.ts", String(WORDS)], {}, /MODEL_URL=(\S+)/);
+  const modelEnv = { OPENAI_BASE_URL: modelUrl };
+  const [pipeUrl, aguiUrl] = await Promise.all([
+    startChild(["bench/_agui-pipe.ts"], modelEnv, /listening on (http:\/\/\S+)/),
+    startChild(
+      ["src/cli.ts", "serve", "--host", "127.0.0.1", "--port", "0"],
+      {
+        ...modelEnv,
+        AGENT_MODEL: "openai/bench-model",
+        DATABASE_URL: `sqlite:${join(dataDir, "bench.db")}`,
+        LOG_LEVEL: "warn",
+        PLATFORM_ENV: "dev",
+      },
+      /listening on (http:\/\/\S+?)\s/,
+    ),
+  ]);
+  const targets = { pipe: pipeUrl, agui: aguiUrl } as const;
+  console.log(`model ${modelUrl}  pipe ${pipeUrl}  agui ${aguiUrl}  (${WORDS} one-word chunks per run)`);
+
+  // Warm-up (JIT, connection pools, SQLite file).
+  for (const url of Object.values(targets)) await Promise.all(Array.from({ length: 10 }, () => run(url)));
+
+  const concurrent = {
+    pipe: [] as Awaited<ReturnType<typeof concurrentRound>>[],
+    agui: [] as Awaited<ReturnType<typeof concurrentRound>>[],
+  };
+  for (let round = 0; round < CONCURRENT_ROUNDS; round++) {
+    for (const name of ["pipe", "agui"] as const) concurrent[name].push(await concurrentRound(targets[name]));
+  }
+  const sequential = { pipe: [] as RunFigures[], agui: [] as RunFigures[] };
+  for (let index = 0; index < SEQUENTIAL_RUNS; index++) {
+    for (const name of ["pipe", "agui"] as const) sequential[name].push(await run(targets[name]));
+  }
+
+  const rate = (name: "pipe" | "agui") => median(concurrent[name].map((round) => round.eventsPerSecond));
+  const complete = (name: "pipe" | "agui") => concurrent[name].reduce((sum, round) => sum + round.complete, 0);
+  const ttfeP50 = (name: "pipe" | "agui") => median(concurrent[name].flatMap((round) => round.firstEvents));
+  const ttfeP99 = (name: "pipe" | "agui") =>
+    percentile(
+      concurrent[name].flatMap((round) => round.firstEvents),
+      99,
+    );
+  const ratio = rate("agui") / rate("pipe");
+  const totalRuns = CONCURRENT * CONCURRENT_ROUNDS;
+
+  console.log(`\n${CONCURRENT} concurrent runs (median of ${CONCURRENT_ROUNDS} rounds)`);
+  console.log(
+    `  pipe  ${fmt(rate("pipe")).padStart(9)} content events/s   complete ${complete("pipe")}/${totalRuns}   time to first event p50 ${fmt(ttfeP50("pipe"), 1)} ms, p99 ${fmt(ttfeP99("pipe"), 1)} ms`,
+  );
+  console.log(
+    `  agui  ${fmt(rate("agui")).padStart(9)} content events/s   complete ${complete("agui")}/${totalRuns}   time to first event p50 ${fmt(ttfeP50("agui"), 1)} ms, p99 ${fmt(ttfeP99("agui"), 1)} ms`,
+  );
+  console.log(`  ratio ${fmt(ratio, 2)} (target >= 0.45) ${ratio >= 0.45 ? "PASS" : "FAIL"}`);
+
+  const seq = (name: "pipe" | "agui") => ({
+    firstContent: median(sequential[name].map((each) => each.firstContentMs)),
+    total: median(sequential[name].map((each) => each.totalMs)),
+    tokensPerSecond: median(sequential[name].map((each) => each.contentEvents / (each.totalMs / 1000))),
+    complete: sequential[name].filter((each) => each.contentEvents === WORDS && each.finished).length,
+  });
+  const pipeSeq = seq("pipe");
+  const aguiSeq = seq("agui");
+  const addedPerToken = (aguiSeq.total - pipeSeq.total) / WORDS;
+  console.log(`\none run at a time (median of ${SEQUENTIAL_RUNS})`);
+  for (const [name, figures] of [
+    ["pipe", pipeSeq],
+    ["agui", aguiSeq],
+  ] as const) {
+    console.log(
+      `  ${name}  first content ${fmt(figures.firstContent, 1).padStart(6)} ms   ${fmt(figures.tokensPerSecond).padStart(7)} tokens/s   run ${fmt(figures.total, 1)} ms   complete ${figures.complete}/${SEQUENTIAL_RUNS}`,
+    );
+  }
+  console.log(
+    `  server-added time per token ${fmt(addedPerToken * 1000, 1)} µs (target < 2 ms) ${addedPerToken < 2 ? "PASS" : "FAIL"}`,
+  );
+  const allComplete = complete("agui") === totalRuns && aguiSeq.complete === SEQUENTIAL_RUNS;
+  if (!allComplete) console.log("  some /agui runs were incomplete: FAIL");
+  process.exitCode = ratio >= 0.45 && addedPerToken < 2 && allComplete ? 0 : 1;
+} finally {
+  clearTimeout(deadline);
+  agent.destroy();
+  cleanup();
+}
