@@ -4,7 +4,8 @@ import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { openDatabase } from "./db/index.ts";
 import { migrateToLatest } from "./db/migrate.ts";
 import { buildServer } from "./server.ts";
-import { ToolRegistry } from "./tools/registry.ts";
+import { loadCustomTools, ToolsFileError } from "./tools/custom.ts";
+import { staticSource, ToolRegistry } from "./tools/registry.ts";
 
 const USAGE = `Usage:
   agent-platform serve [--host 127.0.0.1] [--port 8000] [--tools PATH]   platform API, tool protocol, agent UI
@@ -40,9 +41,10 @@ async function serve(args: string[]): Promise<void> {
   const config = readConfig();
   const host = values.host ?? config.host;
   const port = parsePort(values.port, config.port ?? 8000);
+  const custom = await loadTools(values.tools);
   const database = openDatabase(config.databaseUrl);
   await migrateToLatest(database.db);
-  const registry = new ToolRegistry();
+  const registry = new ToolRegistry().addSource(staticSource(custom.tools));
   const app = await buildServer({ config, database, registry });
 
   let closing = false;
@@ -51,6 +53,7 @@ async function serve(args: string[]): Promise<void> {
     closing = true;
     app.log.info({ signal }, "shutting down");
     await app.close(); // waits for in-flight requests
+    await custom.close();
     await database.close();
     process.exit(0);
   };
@@ -58,7 +61,18 @@ async function serve(args: string[]): Promise<void> {
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
 
   const address = await app.listen({ host, port });
-  console.log(`agent-platform listening on ${address} (docs ${address}/docs, database ${database.location})`);
+  const tools = custom.file ? `, ${custom.tools.length} tools from ${custom.file}` : "";
+  console.log(`agent-platform listening on ${address} (docs ${address}/docs, database ${database.location}${tools})`);
+}
+
+/** The tools file of the working directory or --tools; a file that does not load stops the start with its line. */
+async function loadTools(path: string | undefined) {
+  try {
+    return await loadCustomTools(path === undefined ? {} : { path });
+  } catch (error) {
+    if (error instanceof ToolsFileError) fail(error.message);
+    throw error;
+  }
 }
 
 async function migrate(): Promise<void> {

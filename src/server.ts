@@ -3,7 +3,12 @@ import cors from "@fastify/cors";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
+import {
+  jsonSchemaTransform,
+  jsonSchemaTransformObject,
+  serializerCompiler,
+  validatorCompiler,
+} from "fastify-type-provider-zod";
 import { agentToolSource } from "./agents/tools.ts";
 import { aguiRoutes } from "./agui/routes.ts";
 import type { Config } from "./config.ts";
@@ -47,6 +52,10 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
   logOneLinePerRequest(app);
+  // While shutting down, a keep-alive socket must not hold the server open after its last response.
+  app.addHook("onSend", async (_request, reply) => {
+    if (!app.server.listening) reply.header("connection", "close");
+  });
 
   const tokens = new TokenService(config.jwtSecret, config.jwtTtlSeconds);
   const ctx: AppContext = {
@@ -70,6 +79,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       security: [{ bearer: [] }],
     },
     transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
   });
   await app.register(swaggerUi, { routePrefix: "/docs" });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());

@@ -111,7 +111,7 @@ export class AgentRuntime {
     const platform = agent.platform;
     const toolContext: ToolContext = {
       ...request.toolContext,
-      ...(platform ? { workspaceId: platform.workspaceId, agentId: platform.id } : {}),
+      ...(platform ? { workspaceId: platform.workspace_id, agentId: platform.id } : {}),
       signal: request.signal,
     };
     if (platform) await this.enter(platform);
@@ -136,7 +136,7 @@ export class AgentRuntime {
     }
     const result = await this.run({
       agent: this.agentSpec(agent),
-      scope: `ws:${agent.workspaceId}/agent:${agent.id}`,
+      scope: `ws:${agent.workspace_id}/agent:${agent.id}`,
       threadId,
       messages: [{ id: newId(), message: { role: "user", content: message } }],
       toolContext: { userId: caller.userId },

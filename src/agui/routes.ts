@@ -107,7 +107,7 @@ export async function aguiRoutes(app: FastifyInstance, ctx: AppContext): Promise
     const agent = await findAgent(ctx.db, agentId);
     if (!agent) throw notFound("Agent");
     // Another workspace's agent is as unknown to the caller as one that does not exist.
-    await loadMembership(ctx.db, principal, agent.workspaceId).catch((error: unknown) => {
+    await loadMembership(ctx.db, principal, agent.workspace_id).catch((error: unknown) => {
       if (error instanceof HttpError && error.statusCode === 403) throw notFound("Agent");
       request.log.error({ message: error instanceof Error ? error.message : String(error) }, "membership check");
       throw error;

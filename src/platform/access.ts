@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Db } from "../db/index.ts";
 import { forbidden } from "../http/errors.ts";
 import type { Authenticator, Principal } from "./auth/principal.ts";
+import { isId } from "./fields.ts";
 
 export type Role = "owner" | "admin" | "member";
 export const ROLES: readonly Role[] = ["owner", "admin", "member"];
@@ -56,6 +57,8 @@ export function requireWorkspaceRole(app: FastifyInstance, db: Db): void {
 
 export async function loadMembership(db: Db, principal: Principal, workspaceId: string): Promise<Membership> {
   if (principal.apiKey && principal.apiKey.workspaceId !== workspaceId) throw forbidden();
+  // Not an id at all (e.g. a NUL byte, which PostgreSQL refuses): no workspace of which anyone is a member.
+  if (!isId(workspaceId)) throw forbidden();
   const member = await db
     .selectFrom("members")
     .select("role")

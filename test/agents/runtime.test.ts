@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { staticSource, type Tool, ToolRegistry } from "../../src/tools/registry.ts";
-import { insertAgent, insertApiKey, postAgui, seedRequest } from "../helpers/agui.ts";
+import { createAgent, createApiKey, postAgui, seedRequest } from "../helpers/agui.ts";
 import { createWorkspaceWithRoles, startTestApp, type TestApp } from "../helpers/app.ts";
 import { testDialects } from "../helpers/databases.ts";
 import { TestModelServer } from "../helpers/model-server.ts";
@@ -54,7 +54,7 @@ describe.each(testDialects)("agent runtime (%s)", (dialect) => {
       env: { OPENAI_BASE_URL: model.url, AGENT_MODEL: "openai/default-model", AGENT_MAX_STEPS: "3" },
     });
     team = await createWorkspaceWithRoles(t.api);
-    agentId = await insertAgent(t.db, team.workspaceId, {
+    agentId = await createAgent(t.api, team.owner.token, team.workspaceId, {
       name: "Release Helper",
       description: "Knows the release calendar.",
       model: "openai/helper-model",
@@ -98,11 +98,12 @@ describe.each(testDialects)("agent runtime (%s)", (dialect) => {
       .where("entity_id", "=", agentId)
       .orderBy("created_at")
       .execute();
-    expect(activity.map((row) => JSON.parse(row.details).changes.status)).toEqual([
+    const statusChanges = activity.filter((row) => row.action === "agent.status_changed");
+    expect(statusChanges.map((row) => JSON.parse(row.details))).toEqual([
       { from: "idle", to: "working" },
       { from: "working", to: "idle" },
     ]);
-    expect(activity.every((row) => row.action === "agent.updated" && row.actor_type === "agent")).toBe(true);
+    expect(statusChanges.every((row) => row.actor_type === "agent" && row.actor_id === agentId)).toBe(true);
   });
 
   it("a failing run leaves the agent in error, with activity", async () => {
@@ -120,11 +121,12 @@ describe.each(testDialects)("agent runtime (%s)", (dialect) => {
     expect(agent.status).toBe("error");
     const last = await t.db
       .selectFrom("activity")
-      .select("details")
+      .select(["action", "details"])
       .where("entity_id", "=", agentId)
       .orderBy("created_at", "desc")
       .executeTakeFirstOrThrow();
-    expect(JSON.parse(last.details).changes.status).toEqual({ from: "working", to: "error" });
+    expect(last.action).toBe("agent.status_changed");
+    expect(JSON.parse(last.details)).toEqual({ from: "working", to: "error" });
   });
 
   it("workspace agents: outsiders get 404, a workspace API key works through forwardedProps.agentId", async () => {
@@ -134,7 +136,7 @@ describe.each(testDialects)("agent runtime (%s)", (dialect) => {
     });
     expect(outsider).toMatchObject({ status: 404, json: { detail: "Agent not found" } });
 
-    const key = await insertApiKey(t.db, team.workspaceId, team.owner.user.id);
+    const key = await createApiKey(t.api, team.owner.token, team.workspaceId);
     model.reply({ text: "Hi from the helper." });
     const response = await postAgui(
       t.url,

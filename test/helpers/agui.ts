@@ -1,8 +1,6 @@
 // Talking to POST /agui as a plain SSE client would, plus the rows the agent tests need.
 
-import type { Db } from "../../src/db/index.ts";
-import { newId, now, toJson } from "../../src/db/values.ts";
-import { generateApiKey } from "../../src/platform/api-keys/secrets.ts";
+import type { ApiClient } from "./app.ts";
 
 export interface SseFrame {
   event: string | undefined;
@@ -78,50 +76,23 @@ export const seedRequest = (
   state: { messages },
 });
 
-export async function insertAgent(
-  db: Db,
+/** Creates an agent through the agents API (status idle, so a run's status changes show). */
+export async function createAgent(
+  api: ApiClient,
+  token: string,
   workspaceId: string,
-  fields: { name: string; model?: string | null; instructions?: string | null; tools?: string[]; description?: string },
+  fields: { name: string; model?: string; instructions?: string; tools?: string[]; description?: string },
 ): Promise<string> {
-  const id = newId();
-  const at = now();
-  await db
-    .insertInto("agents")
-    .values({
-      id,
-      workspace_id: workspaceId,
-      name: fields.name,
-      description: fields.description ?? null,
-      instructions: fields.instructions ?? null,
-      model: fields.model ?? null,
-      tools: toJson(fields.tools ?? []),
-      status: "idle",
-      runtime_mode: "cloud",
-      runtime_config: "{}",
-      max_concurrent_tasks: 1,
-      owner_type: null,
-      owner_id: null,
-      created_at: at,
-      updated_at: at,
-    })
-    .execute();
-  return id;
+  const response = await api.post(`workspaces/${workspaceId}/agents/`, { status: "idle", ...fields }, { token });
+  if (response.status !== 201)
+    throw new Error(`agent create failed: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body.id;
 }
 
-export async function insertApiKey(db: Db, workspaceId: string, userId: string): Promise<string> {
-  const { key, prefix, hash } = generateApiKey();
-  await db
-    .insertInto("api_keys")
-    .values({
-      id: newId(),
-      workspace_id: workspaceId,
-      name: "test key",
-      prefix,
-      key_hash: hash,
-      created_by: userId,
-      created_at: now(),
-      last_used_at: null,
-    })
-    .execute();
-  return key;
+/** A workspace API key, created through the API by an admin (the secret is only in this response). */
+export async function createApiKey(api: ApiClient, adminToken: string, workspaceId: string): Promise<string> {
+  const response = await api.post(`workspaces/${workspaceId}/api-keys`, { name: "agui test" }, { token: adminToken });
+  if (response.status !== 201)
+    throw new Error(`api key create failed: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body.key;
 }

@@ -24,7 +24,7 @@ export async function authRoutes(app: FastifyInstance, ctx: AppContext): Promise
       const { email, password, name } = request.body;
       await assertEmailFree(ctx.db, email);
       const passwordHash = await hashPassword(password, ctx.passwordRounds);
-      const user = await createUser(ctx.db, { email, name, passwordHash });
+      const user = await createUser(ctx.db, { email, name: name ?? undefined, passwordHash });
       return reply.code(201).send({ token: await ctx.tokens.issue(user), user: publicUser(user) });
     },
   );

@@ -26,7 +26,8 @@ export function registerBodySchema(isDev: boolean) {
       .refine((password) => Buffer.byteLength(password) <= MAX_PASSWORD_BYTES, {
         message: `Password must be at most ${MAX_PASSWORD_BYTES} bytes`,
       }),
-    name: z.string().trim().min(1).max(200).optional(),
+    // PraisonAI's client sends `"name": null` when no name is given.
+    name: z.string().trim().min(1).max(200).nullable().optional(),
   });
 }
 

@@ -21,7 +21,8 @@ const slug = z
 
 export const createWorkspaceBody = z.object({
   name: z.string().trim().min(1).max(200),
-  slug: slug.optional(),
+  // PraisonAI's client sends `"slug": null` when no slug is given.
+  slug: slug.nullable().optional(),
   description: z.string().max(10_000).nullable().optional(),
 });
 

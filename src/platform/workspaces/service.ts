@@ -41,7 +41,7 @@ async function freeSlug(db: Db, base: string): Promise<string> {
 
 export async function createWorkspace(
   db: Db,
-  input: { name: string; slug?: string | undefined; description?: string | null | undefined },
+  input: { name: string; slug?: string | null | undefined; description?: string | null | undefined },
   actor: Actor,
 ): Promise<Workspace> {
   // A derived slug may race with another create; a fresh pick on conflict settles it.
@@ -78,7 +78,7 @@ export async function createWorkspace(
       return toWorkspace(row);
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
-      if (input.slug !== undefined) throw conflict("Workspace slug already taken");
+      if (input.slug != null) throw conflict("Workspace slug already taken");
       if (attempt >= 5) throw conflict("Could not find a free slug for this workspace; choose one");
     }
   }

@@ -1,0 +1,101 @@
+// npm run bench -- platform
+// With 1,000 issues in a workspace: GET the issues list (limit 50, bearer auth) under 64 connections, beside a bare
+// Fastify route serving the same 50 issues from memory; then GET /auth/me p99 while 8 logins run at once.
+// On SQLite always, and on PostgreSQL when TEST_DATABASE_URL (or BENCH_DATABASE_URL) names a server.
+import { writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createTestDatabase } from "../test/helpers/databases.ts";
+import { fmt, load, startChild } from "./support/processes.ts";
+
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = 64;
+const ISSUES = 1000;
+
+async function json(url: string, method: string, body?: unknown, token?: string): Promise<any> {
+  const response = await fetch(url, {
+    method,
+    headers: { "content-type": "application/json", ...(token && { authorization: `Bearer ${token}` }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+async function seed(base: string) {
+  const email = `bench-${Date.now()}@example.com`;
+  const password = "benchmark password";
+  const { token } = await json(`${base}/api/v1/auth/register`, "POST", { email, password });
+  const workspace = await json(`${base}/api/v1/workspaces/`, "POST", { name: "Bench" }, token);
+  for (let start = 0; start < ISSUES; start += 50) {
+    await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        json(
+          `${base}/api/v1/workspaces/${workspace.id}/issues/`,
+          "POST",
+          {
+            title: `Issue ${start + i}`,
+            description: "Lorem ipsum dolor sit amet, consectetur adipiscing elit.",
+            priority: "medium",
+          },
+          token,
+        ),
+      ),
+    );
+  }
+  return { token, email, password, listUrl: `${base}/api/v1/workspaces/${workspace.id}/issues/?limit=50` };
+}
+
+async function benchDialect(dialect: "sqlite" | "postgres") {
+  const database = await createTestDatabase(dialect);
+  const server = await startChild("bench/support/platform-server.ts", [], { DATABASE_URL: database.url });
+  try {
+    const { token, email, password, listUrl } = await seed(server.url);
+    const issues = await json(listUrl, "GET", undefined, token);
+    const file = join(tmpdir(), `bench-issues-${process.pid}.json`);
+    writeFileSync(file, JSON.stringify(issues));
+    const bare = await startChild("bench/support/bare-list-server.ts", [file]);
+
+    const headers = { authorization: `Bearer ${token}` };
+    await load({ url: listUrl, headers, connections: 8, duration: 2 }); // warm-up
+    await load({ url: `${bare.url}/issues`, connections: 8, duration: 2 });
+    const ours = await load({ url: listUrl, headers, connections: CONNECTIONS, duration: DURATION_S });
+    const baseline = await load({ url: `${bare.url}/issues`, connections: CONNECTIONS, duration: DURATION_S });
+    await bare.stop();
+
+    // /auth/me while 8 logins (bcrypt cost 12) run back to back.
+    const loginBody = JSON.stringify({ email, password });
+    const loginUrl = `${server.url}/api/v1/auth/login`;
+    const logins = load({
+      url: loginUrl,
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: loginBody,
+      connections: 8,
+      duration: DURATION_S,
+    });
+    const me = load({ url: `${server.url}/api/v1/auth/me`, headers, connections: 4, duration: DURATION_S });
+    const [loginResult, meResult] = await Promise.all([logins, me]);
+
+    const ratio = ours.requestsPerSecond / baseline.requestsPerSecond;
+    console.log(`\n== platform (${dialect}): GET issues list, limit 50, ${CONNECTIONS} connections, ${DURATION_S}s`);
+    console.log(
+      `agent-platform   ${fmt(ours.requestsPerSecond, 0).padStart(7)} req/s  p50 ${ours.p50} ms  p99 ${ours.p99} ms  errors ${ours.errors + ours.non2xx}`,
+    );
+    console.log(
+      `bare Fastify     ${fmt(baseline.requestsPerSecond, 0).padStart(7)} req/s  p50 ${baseline.p50} ms  p99 ${baseline.p99} ms`,
+    );
+    console.log(`ratio            ${fmt(ratio, 3)} of the bare route (target ≥ 0.5 on SQLite)`);
+    console.log(
+      `GET /auth/me during 8 concurrent logins: p50 ${meResult.p50} ms  p99 ${meResult.p99} ms (target < 50 ms); ` +
+        `${fmt(loginResult.requestsPerSecond)} logins/s, ${fmt(meResult.requestsPerSecond, 0)} me/s, errors ${loginResult.errors + loginResult.non2xx + meResult.errors + meResult.non2xx}`,
+    );
+  } finally {
+    await server.stop();
+    await database.drop();
+  }
+}
+
+await benchDialect("sqlite");
+if (process.env.TEST_DATABASE_URL) await benchDialect("postgres");
+else console.log("\n(PostgreSQL skipped: set TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test to include it)");

@@ -1,0 +1,22 @@
+// The real server, as `agent-platform serve` builds it, but with the login rate limit raised so a benchmark
+// that logs in continuously measures bcrypt and not 429s. Prints its URL on stdout.
+import { loadConfig } from "../../src/config.ts";
+import { openDatabase } from "../../src/db/index.ts";
+import { migrateToLatest } from "../../src/db/migrate.ts";
+import { buildServer } from "../../src/server.ts";
+
+const config = loadConfig();
+const database = openDatabase(config.databaseUrl);
+await migrateToLatest(database.db);
+const app = await buildServer({
+  config,
+  database,
+  loginRateLimit: { failuresPerEmail: 1e9, attemptsPerAddress: 1e9, windowMs: 60_000 },
+});
+const url = await app.listen({ host: "127.0.0.1", port: 0 });
+console.log(url);
+process.on("SIGTERM", async () => {
+  await app.close();
+  await database.close();
+  process.exit(0);
+});

@@ -1,0 +1,43 @@
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import type { AppContext } from "../../context.ts";
+import { pageQuery } from "../pagination.ts";
+import { workspaceParams } from "../workspaces/schemas.ts";
+import { activitySchema, issueActivityParams } from "./schemas.ts";
+import { listIssueActivity, listWorkspaceActivity } from "./service.ts";
+
+const tags = ["activity"];
+
+/** Registered under `/workspaces/:ws_id`, inside the membership guard. */
+export async function activityRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+
+  routes.get(
+    "/activity",
+    {
+      schema: {
+        tags,
+        summary: "Everything that happened in the workspace, newest first",
+        params: workspaceParams,
+        querystring: pageQuery,
+        response: { 200: z.array(activitySchema) },
+      },
+    },
+    async (request) => listWorkspaceActivity(ctx.db, request.params.ws_id, request.query),
+  );
+
+  routes.get(
+    "/issues/:issue_id/activity",
+    {
+      schema: {
+        tags,
+        summary: "What happened to one issue, newest first",
+        params: issueActivityParams,
+        querystring: pageQuery,
+        response: { 200: z.array(activitySchema) },
+      },
+    },
+    async (request) => listIssueActivity(ctx.db, request.params.ws_id, request.params.issue_id, request.query),
+  );
+}

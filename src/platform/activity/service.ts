@@ -1,0 +1,58 @@
+// Reading the activity log: newest first, ties broken by id so paging never skips or repeats.
+import type { Db } from "../../db/index.ts";
+import type { ActivityTable } from "../../db/schema.ts";
+import { fromJson } from "../../db/values.ts";
+import { notFound } from "../../http/errors.ts";
+import { isId } from "../fields.ts";
+
+export type Activity = Omit<ActivityTable, "details"> & { details: Record<string, unknown> };
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+// recordActivity always writes an object; anything else (a hand-edited row) is shown as no details.
+const toActivity = (row: ActivityTable): Activity => {
+  const details = fromJson<unknown>(row.details, {});
+  return { ...row, details: isObject(details) ? details : {} };
+};
+
+const newestFirst = (db: Db, workspaceId: string) =>
+  db
+    .selectFrom("activity")
+    .selectAll()
+    .where("workspace_id", "=", workspaceId)
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc");
+
+export async function listWorkspaceActivity(
+  db: Db,
+  workspaceId: string,
+  page: { limit: number; offset: number },
+): Promise<Activity[]> {
+  const rows = await newestFirst(db, workspaceId).limit(page.limit).offset(page.offset).execute();
+  return rows.map(toActivity);
+}
+
+/** The activity of one issue of this workspace; an unknown issue, or one of another workspace, is a 404. */
+export async function listIssueActivity(
+  db: Db,
+  workspaceId: string,
+  issueId: string,
+  page: { limit: number; offset: number },
+): Promise<Activity[]> {
+  const issue = isId(issueId)
+    ? await db
+        .selectFrom("issues")
+        .select("id")
+        .where("workspace_id", "=", workspaceId)
+        .where("id", "=", issueId)
+        .executeTakeFirst()
+    : undefined;
+  if (!issue) throw notFound("Issue");
+  const rows = await newestFirst(db, workspaceId)
+    .where("issue_id", "=", issueId)
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+  return rows.map(toActivity);
+}

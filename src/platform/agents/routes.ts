@@ -1,0 +1,76 @@
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import type { AppContext } from "../../context.ts";
+import { actorOf } from "../access.ts";
+import { workspaceParams } from "../workspaces/schemas.ts";
+import { agentListQuery, agentParams, agentSchema, createAgentBody, updateAgentBody } from "./schemas.ts";
+import { createAgent, deleteAgent, getAgent, listAgents, updateAgent } from "./service.ts";
+
+const tags = ["agents"];
+
+/** Registered under `/workspaces/:ws_id`, inside the membership guard. */
+export async function agentRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+
+  routes.post(
+    "/agents/",
+    {
+      schema: {
+        tags,
+        summary: "Create an agent (you become its owner unless owner_type/owner_id say otherwise)",
+        params: workspaceParams,
+        body: createAgentBody,
+        response: { 201: agentSchema },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(await createAgent(ctx.db, request.params.ws_id, request.body, actorOf(request))),
+  );
+
+  routes.get(
+    "/agents/",
+    {
+      schema: {
+        tags,
+        summary: "Agents of the workspace, oldest first",
+        params: workspaceParams,
+        querystring: agentListQuery,
+        response: { 200: z.array(agentSchema) },
+      },
+    },
+    async (request) => {
+      const { status, ...page } = request.query;
+      return listAgents(ctx.db, request.params.ws_id, page, { status });
+    },
+  );
+
+  routes.get(
+    "/agents/:agent_id",
+    { schema: { tags, summary: "An agent", params: agentParams, response: { 200: agentSchema } } },
+    async (request) => getAgent(ctx.db, request.params.ws_id, request.params.agent_id),
+  );
+
+  routes.patch(
+    "/agents/:agent_id",
+    {
+      schema: {
+        tags,
+        summary: "Update an agent (admin or the agent's owner; JSON merge patch)",
+        params: agentParams,
+        body: updateAgentBody,
+        response: { 200: agentSchema },
+      },
+    },
+    async (request) => updateAgent(ctx.db, request.membership, request.params.agent_id, request.body, actorOf(request)),
+  );
+
+  routes.delete(
+    "/agents/:agent_id",
+    { schema: { tags, summary: "Delete an agent (admin or the agent's owner)", params: agentParams } },
+    async (request, reply) => {
+      await deleteAgent(ctx.db, request.membership, request.params.agent_id, actorOf(request));
+      return reply.code(204).send();
+    },
+  );
+}

@@ -1,0 +1,234 @@
+// Agents of a workspace: the records the agent runtime runs (model, instructions, tools) and their live status.
+import type { Db } from "../../db/index.ts";
+import type { AgentsTable } from "../../db/schema.ts";
+import { fromJson, newId, now, toJson } from "../../db/values.ts";
+import { conflict, forbidden, invalid, notFound } from "../../http/errors.ts";
+import { type Actor, hasRole, type Membership } from "../access.ts";
+import { diffFields, recordActivity } from "../activity/record.ts";
+import { isId } from "../fields.ts";
+import type { AgentStatus, CreateAgentInput, UpdateAgentPatch } from "./schemas.ts";
+
+export interface Agent {
+  id: string;
+  workspace_id: string;
+  name: string;
+  description: string | null;
+  instructions: string | null;
+  model: string | null;
+  tools: string[];
+  status: AgentStatus;
+  runtime_mode: "local" | "cloud";
+  runtime_config: Record<string, unknown>;
+  max_concurrent_tasks: number;
+  owner_type: "member" | "agent" | null;
+  owner_id: string | null;
+  avatar_url: null;
+  created_at: string;
+  updated_at: string;
+}
+
+export const toAgent = (row: AgentsTable): Agent => ({
+  ...row,
+  tools: fromJson<string[]>(row.tools, []),
+  status: row.status as AgentStatus,
+  runtime_mode: row.runtime_mode as Agent["runtime_mode"],
+  runtime_config: fromJson<Record<string, unknown>>(row.runtime_config, {}),
+  owner_type: row.owner_type as Agent["owner_type"],
+  avatar_url: null,
+});
+
+export async function getAgent(db: Db, workspaceId: string, agentId: string): Promise<Agent> {
+  const row = isId(agentId)
+    ? await db
+        .selectFrom("agents")
+        .selectAll()
+        .where("workspace_id", "=", workspaceId)
+        .where("id", "=", agentId)
+        .executeTakeFirst()
+    : undefined;
+  if (!row) throw notFound("Agent");
+  return toAgent(row);
+}
+
+export async function listAgents(
+  db: Db,
+  workspaceId: string,
+  page: { limit: number; offset: number },
+  filter: { status?: AgentStatus[] | undefined } = {},
+): Promise<Agent[]> {
+  let query = db.selectFrom("agents").selectAll().where("workspace_id", "=", workspaceId);
+  if (filter.status && filter.status.length > 0) query = query.where("status", "in", filter.status);
+  const rows = await query.orderBy("created_at").orderBy("id").limit(page.limit).offset(page.offset).execute();
+  return rows.map(toAgent);
+}
+
+/** An owner named in a body must belong to this workspace (a member's user id, or one of its agents). */
+async function requireOwnerInWorkspace(db: Db, workspaceId: string, type: "member" | "agent", id: string) {
+  if (type === "agent") {
+    await getAgent(db, workspaceId, id);
+    return;
+  }
+  const member = isId(id)
+    ? await db
+        .selectFrom("members")
+        .select("id")
+        .where("workspace_id", "=", workspaceId)
+        .where("user_id", "=", id)
+        .executeTakeFirst()
+    : undefined;
+  if (!member) throw notFound("Member");
+}
+
+export async function createAgent(db: Db, workspaceId: string, input: CreateAgentInput, actor: Actor): Promise<Agent> {
+  const owner =
+    input.owner_type !== undefined && input.owner_id !== undefined
+      ? { type: input.owner_type, id: input.owner_id }
+      : { type: actor.type, id: actor.id };
+  const at = now();
+  const row: AgentsTable = {
+    id: newId(),
+    workspace_id: workspaceId,
+    name: input.name,
+    description: input.description ?? null,
+    instructions: input.instructions ?? null,
+    model: input.model ?? null,
+    tools: toJson(input.tools),
+    status: input.status,
+    runtime_mode: input.runtime_mode,
+    runtime_config: toJson(input.runtime_config ?? {}),
+    max_concurrent_tasks: input.max_concurrent_tasks,
+    owner_type: owner.type,
+    owner_id: owner.id,
+    created_at: at,
+    updated_at: at,
+  };
+  await db.transaction().execute(async (trx) => {
+    await requireOwnerInWorkspace(trx, workspaceId, owner.type, owner.id);
+    await trx.insertInto("agents").values(row).execute();
+    await recordActivity(trx, {
+      workspaceId,
+      entityType: "agent",
+      entityId: row.id,
+      actor,
+      action: "agent.created",
+      details: { name: row.name },
+    });
+  });
+  return toAgent(row);
+}
+
+/** Admins manage every agent; anyone else only the agents they own. */
+function requireManager(agent: Agent, by: Membership): void {
+  const owns = agent.owner_type === "member" && agent.owner_id === by.userId;
+  if (!owns && !hasRole(by.role, "admin")) throw forbidden("Only an admin or the agent's owner can change this agent");
+}
+
+export async function updateAgent(
+  db: Db,
+  by: Membership,
+  agentId: string,
+  patch: UpdateAgentPatch,
+  actor: Actor,
+): Promise<Agent> {
+  return db.transaction().execute(async (trx) => {
+    const before = await getAgent(trx, by.workspaceId, agentId);
+    requireManager(before, by);
+    if (patch.owner_type && patch.owner_id) {
+      if (patch.owner_type === "agent" && patch.owner_id === agentId) {
+        throw invalid(["body", "owner_id"], "An agent cannot own itself");
+      }
+      await requireOwnerInWorkspace(trx, by.workspaceId, patch.owner_type, patch.owner_id);
+    }
+    const changes = diffFields(before, patch);
+    if (Object.keys(changes).length === 0) return before;
+    await trx
+      .updateTable("agents")
+      .set({
+        ...(patch.name !== undefined && { name: patch.name }),
+        ...(patch.description !== undefined && { description: patch.description }),
+        ...(patch.instructions !== undefined && { instructions: patch.instructions }),
+        ...(patch.model !== undefined && { model: patch.model }),
+        ...(patch.tools !== undefined && { tools: toJson(patch.tools) }),
+        ...(patch.status !== undefined && { status: patch.status }),
+        ...(patch.runtime_mode !== undefined && { runtime_mode: patch.runtime_mode }),
+        ...(patch.runtime_config !== undefined && { runtime_config: toJson(patch.runtime_config) }),
+        ...(patch.max_concurrent_tasks !== undefined && { max_concurrent_tasks: patch.max_concurrent_tasks }),
+        ...(patch.owner_type !== undefined && { owner_type: patch.owner_type }),
+        ...(patch.owner_id !== undefined && { owner_id: patch.owner_id }),
+        updated_at: now(),
+      })
+      .where("id", "=", agentId)
+      .execute();
+    await recordActivity(trx, {
+      workspaceId: by.workspaceId,
+      entityType: "agent",
+      entityId: agentId,
+      actor,
+      action: "agent.updated",
+      details: { changes },
+    });
+    return getAgent(trx, by.workspaceId, agentId);
+  });
+}
+
+export async function deleteAgent(db: Db, by: Membership, agentId: string, actor: Actor): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const agent = await getAgent(trx, by.workspaceId, agentId);
+    requireManager(agent, by);
+    await trx.deleteFrom("agents").where("id", "=", agentId).execute();
+    await trx
+      .updateTable("agents")
+      .set({ owner_type: null, owner_id: null })
+      .where("workspace_id", "=", by.workspaceId)
+      .where("owner_type", "=", "agent")
+      .where("owner_id", "=", agentId)
+      .execute();
+    await recordActivity(trx, {
+      workspaceId: by.workspaceId,
+      entityType: "agent",
+      entityId: agentId,
+      actor,
+      action: "agent.deleted",
+      details: { name: agent.name },
+    });
+  });
+}
+
+/**
+ * For the agent runtime: moves an agent to `status` and records `agent.status_changed`.
+ * Setting the status it already has changes nothing and records nothing. Concurrent callers (an agent running
+ * several tasks) each see the status they replace: the update only applies while the status is still the one read.
+ */
+export async function setAgentStatus(
+  db: Db,
+  workspaceId: string,
+  agentId: string,
+  status: AgentStatus,
+  actor: Actor,
+): Promise<Agent> {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const before = await getAgent(db, workspaceId, agentId);
+    if (before.status === status) return before;
+    const updatedAt = now();
+    const changed = await db.transaction().execute(async (trx) => {
+      const result = await trx
+        .updateTable("agents")
+        .set({ status, updated_at: updatedAt })
+        .where("id", "=", agentId)
+        .where("status", "=", before.status)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) return false;
+      await recordActivity(trx, {
+        workspaceId,
+        entityType: "agent",
+        entityId: agentId,
+        actor,
+        action: "agent.status_changed",
+        details: { from: before.status, to: status },
+      });
+      return true;
+    });
+    if (changed) return { ...before, status, updated_at: updatedAt };
+  }
+  throw conflict("The agent's status keeps changing; try again");
+}

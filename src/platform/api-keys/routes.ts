@@ -1,0 +1,65 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import type { AppContext } from "../../context.ts";
+import { forbidden } from "../../http/errors.ts";
+import { actorOf } from "../access.ts";
+import { pageQuery } from "../pagination.ts";
+import { workspaceParams } from "../workspaces/schemas.ts";
+import { apiKeyParams, apiKeySchema, createApiKeyBody, createdApiKeySchema } from "./schemas.ts";
+import { createApiKey, listApiKeys, revokeApiKey } from "./service.ts";
+
+const tags = ["api-keys"];
+
+// A leaked key must not be able to mint keys that outlive its own revocation, nor revoke the owners' keys.
+async function refuseApiKeyCallers(request: FastifyRequest): Promise<void> {
+  if (request.principal.apiKey) throw forbidden("API keys cannot be managed with an API key; sign in instead");
+}
+
+/** Registered under `/workspaces/:ws_id`, inside the membership guard. */
+export async function apiKeyRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+
+  routes.post(
+    "/api-keys",
+    {
+      config: { role: "admin" },
+      onRequest: refuseApiKeyCallers,
+      schema: {
+        tags,
+        summary: "Create an API key (admin); the response holds the secret, shown only this once",
+        params: workspaceParams,
+        body: createApiKeyBody,
+        response: { 201: createdApiKeySchema },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(await createApiKey(ctx.db, request.params.ws_id, request.body.name, actorOf(request))),
+  );
+
+  routes.get(
+    "/api-keys",
+    {
+      schema: {
+        tags,
+        summary: "API keys of the workspace (prefix only, never the secret)",
+        params: workspaceParams,
+        querystring: pageQuery,
+        response: { 200: z.array(apiKeySchema) },
+      },
+    },
+    async (request) => listApiKeys(ctx.db, request.params.ws_id, request.query),
+  );
+
+  routes.delete(
+    "/api-keys/:key_id",
+    {
+      onRequest: refuseApiKeyCallers,
+      schema: { tags, summary: "Revoke an API key (admin, or its creator)", params: apiKeyParams },
+    },
+    async (request, reply) => {
+      await revokeApiKey(ctx.db, request.membership, request.params.key_id, actorOf(request));
+      return reply.code(204).send();
+    },
+  );
+}

@@ -1,0 +1,84 @@
+// Workspace API keys: the secret is returned once at creation; only its hash and prefix are kept.
+import type { Db } from "../../db/index.ts";
+import type { ApiKeysTable } from "../../db/schema.ts";
+import { newId, now } from "../../db/values.ts";
+import { forbidden, notFound } from "../../http/errors.ts";
+import { type Actor, hasRole, type Membership } from "../access.ts";
+import { recordActivity } from "../activity/record.ts";
+import { isId } from "../fields.ts";
+import { generateApiKey } from "./secrets.ts";
+
+export type ApiKey = Omit<ApiKeysTable, "workspace_id" | "key_hash">;
+
+const toApiKey = ({ workspace_id: _workspace, key_hash: _hash, ...row }: ApiKeysTable): ApiKey => row;
+
+export async function createApiKey(
+  db: Db,
+  workspaceId: string,
+  name: string,
+  actor: Actor,
+): Promise<ApiKey & { key: string }> {
+  const { key, prefix, hash } = generateApiKey();
+  const row: ApiKeysTable = {
+    id: newId(),
+    workspace_id: workspaceId,
+    name,
+    prefix,
+    key_hash: hash,
+    created_by: actor.id,
+    created_at: now(),
+    last_used_at: null,
+  };
+  await db.transaction().execute(async (trx) => {
+    await trx.insertInto("api_keys").values(row).execute();
+    await recordActivity(trx, {
+      workspaceId,
+      entityType: "api_key",
+      entityId: row.id,
+      actor,
+      action: "api_key.created",
+      details: { name, prefix },
+    });
+  });
+  return { ...toApiKey(row), key };
+}
+
+export async function listApiKeys(db: Db, workspaceId: string, page: { limit: number; offset: number }) {
+  const rows = await db
+    .selectFrom("api_keys")
+    .selectAll()
+    .where("workspace_id", "=", workspaceId)
+    .orderBy("created_at")
+    .orderBy("id")
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+  return rows.map(toApiKey);
+}
+
+/** Deletes the key, so the next request that presents it is a 401. Admins revoke any key, others their own. */
+export async function revokeApiKey(db: Db, by: Membership, keyId: string, actor: Actor): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const row = isId(keyId)
+      ? await trx
+          .selectFrom("api_keys")
+          .selectAll()
+          .where("workspace_id", "=", by.workspaceId)
+          .where("id", "=", keyId)
+          .executeTakeFirst()
+      : undefined;
+    if (!row) throw notFound("API key");
+    if (row.created_by !== by.userId && !hasRole(by.role, "admin")) {
+      throw forbidden("Only an admin or the key's creator can revoke it");
+    }
+    await trx.deleteFrom("api_keys").where("id", "=", keyId).execute();
+    await recordActivity(trx, {
+      workspaceId: by.workspaceId,
+      entityType: "api_key",
+      entityId: keyId,
+      actor,
+      action: "api_key.revoked",
+      details: { name: row.name, prefix: row.prefix },
+    });
+  });
+}

@@ -1,0 +1,142 @@
+import type { Db } from "../../db/index.ts";
+import type { CommentsTable } from "../../db/schema.ts";
+import { newId, now } from "../../db/values.ts";
+import { forbidden, notFound } from "../../http/errors.ts";
+import { type Actor, hasRole, type Role } from "../access.ts";
+import { recordActivity } from "../activity/record.ts";
+import { isId, parseInput } from "../fields.ts";
+import { getIssue } from "../issues/service.ts";
+import type { Page } from "../pagination.ts";
+import { type CreateCommentInput, createCommentBody } from "./schemas.ts";
+
+export type Comment = Omit<CommentsTable, "author_type"> & { author_type: "member" | "agent"; type: "comment" };
+
+const toComment = (row: CommentsTable): Comment => ({ ...(row as Omit<Comment, "type">), type: "comment" });
+
+async function getComment(db: Db, workspaceId: string, issueId: string, commentId: string): Promise<Comment> {
+  const row = isId(commentId)
+    ? await db
+        .selectFrom("comments")
+        .selectAll()
+        .where("workspace_id", "=", workspaceId)
+        .where("issue_id", "=", issueId)
+        .where("id", "=", commentId)
+        .executeTakeFirst()
+    : undefined;
+  if (!row) throw notFound("Comment");
+  return toComment(row);
+}
+
+/** Oldest first. */
+export async function listComments(db: Db, workspaceId: string, issueId: string, page: Page): Promise<Comment[]> {
+  const issue = await getIssue(db, workspaceId, issueId);
+  const rows = await db
+    .selectFrom("comments")
+    .selectAll()
+    .where("issue_id", "=", issue.id)
+    .orderBy("created_at")
+    .orderBy("id")
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+  return rows.map(toComment);
+}
+
+/** A reply's parent must be a comment of the same issue. */
+export async function addComment(
+  db: Db,
+  workspaceId: string,
+  issueId: string,
+  input: CreateCommentInput,
+  actor: Actor,
+): Promise<Comment> {
+  const body = parseInput(createCommentBody, input);
+  return db.transaction().execute(async (trx) => {
+    const issue = await getIssue(trx, workspaceId, issueId);
+    if (body.parent_id) await getComment(trx, workspaceId, issue.id, body.parent_id);
+    const at = now();
+    const row: CommentsTable = {
+      id: newId(),
+      workspace_id: workspaceId,
+      issue_id: issue.id,
+      parent_id: body.parent_id ?? null,
+      author_type: actor.type,
+      author_id: actor.id,
+      content: body.content,
+      created_at: at,
+      updated_at: at,
+    };
+    await trx.insertInto("comments").values(row).execute();
+    await recordActivity(trx, {
+      workspaceId,
+      entityType: "comment",
+      entityId: row.id,
+      issueId: issue.id,
+      actor,
+      action: "comment.created",
+      details: { identifier: issue.identifier, ...(row.parent_id && { parent_id: row.parent_id }) },
+    });
+    return toComment(row);
+  });
+}
+
+function requireAuthorOrAdmin(comment: Comment, actor: Actor, role: Role): void {
+  if (hasRole(role, "admin")) return;
+  if (comment.author_type === actor.type && comment.author_id === actor.id) return;
+  throw forbidden("Only the comment's author or an admin may do this");
+}
+
+export async function updateComment(
+  db: Db,
+  workspaceId: string,
+  issueId: string,
+  commentId: string,
+  content: string,
+  actor: Actor,
+  role: Role,
+): Promise<Comment> {
+  return db.transaction().execute(async (trx) => {
+    const issue = await getIssue(trx, workspaceId, issueId);
+    const before = await getComment(trx, workspaceId, issue.id, commentId);
+    requireAuthorOrAdmin(before, actor, role);
+    if (before.content === content) return before;
+    const updated_at = now();
+    await trx.updateTable("comments").set({ content, updated_at }).where("id", "=", before.id).execute();
+    await recordActivity(trx, {
+      workspaceId,
+      entityType: "comment",
+      entityId: before.id,
+      issueId: issue.id,
+      actor,
+      action: "comment.updated",
+      details: { changes: { content: { from: before.content, to: content } } },
+    });
+    return { ...before, content, updated_at };
+  });
+}
+
+/** Replies to the comment go with it. */
+export async function deleteComment(
+  db: Db,
+  workspaceId: string,
+  issueId: string,
+  commentId: string,
+  actor: Actor,
+  role: Role,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const issue = await getIssue(trx, workspaceId, issueId);
+    const comment = await getComment(trx, workspaceId, issue.id, commentId);
+    requireAuthorOrAdmin(comment, actor, role);
+    await trx.deleteFrom("comments").where("id", "=", comment.id).execute();
+    await recordActivity(trx, {
+      workspaceId,
+      entityType: "comment",
+      entityId: comment.id,
+      issueId: issue.id,
+      actor,
+      action: "comment.deleted",
+      details: { author_id: comment.author_id },
+    });
+  });
+}

@@ -1,0 +1,22 @@
+import { z } from "zod";
+import { idField } from "../fields.ts";
+
+export const dependencyTypeSchema = z.enum(["blocks", "blocked_by", "related"]);
+
+export const dependencySchema = z
+  .object({
+    id: z.string(),
+    workspace_id: z.string(),
+    issue_id: z.string(),
+    depends_on_issue_id: z.string(),
+    type: dependencyTypeSchema,
+    created_at: z.string(),
+  })
+  .meta({ id: "Dependency" });
+
+export const createDependencyBody = z.object({
+  depends_on_issue_id: idField,
+  type: dependencyTypeSchema.default("blocks"),
+});
+
+export const dependencyParams = z.object({ ws_id: z.string(), issue_id: z.string(), dependency_id: z.string() });

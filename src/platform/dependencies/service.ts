@@ -1,0 +1,115 @@
+import type { Db } from "../../db/index.ts";
+import { isUniqueViolation } from "../../db/index.ts";
+import type { IssueDependenciesTable } from "../../db/schema.ts";
+import { newId, now } from "../../db/values.ts";
+import { conflict, forbidden, invalid, notFound } from "../../http/errors.ts";
+import { type Actor, hasRole, type Role } from "../access.ts";
+import { recordActivity } from "../activity/record.ts";
+import { isId } from "../fields.ts";
+import { getIssue, isCreatorOf } from "../issues/service.ts";
+import type { Page } from "../pagination.ts";
+
+export type DependencyType = "blocks" | "blocked_by" | "related";
+export type Dependency = Omit<IssueDependenciesTable, "type"> & { type: DependencyType };
+
+/** Dependencies in both directions: those of the issue and those on it. Oldest first. */
+export async function listDependencies(
+  db: Db,
+  workspaceId: string,
+  issueId: string,
+  page: Page,
+): Promise<Dependency[]> {
+  const issue = await getIssue(db, workspaceId, issueId);
+  const rows = await db
+    .selectFrom("issue_dependencies")
+    .selectAll()
+    .where("workspace_id", "=", workspaceId)
+    .where((eb) => eb.or([eb("issue_id", "=", issue.id), eb("depends_on_issue_id", "=", issue.id)]))
+    .orderBy("created_at")
+    .orderBy("id")
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+  return rows as Dependency[];
+}
+
+export async function createDependency(
+  db: Db,
+  workspaceId: string,
+  issueId: string,
+  input: { depends_on_issue_id: string; type: DependencyType },
+  actor: Actor,
+): Promise<Dependency> {
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const issue = await getIssue(trx, workspaceId, issueId);
+      if (input.depends_on_issue_id === issue.id) {
+        throw invalid(["body", "depends_on_issue_id"], "An issue cannot depend on itself");
+      }
+      const target = await getIssue(trx, workspaceId, input.depends_on_issue_id);
+      const row: Dependency = {
+        id: newId(),
+        workspace_id: workspaceId,
+        issue_id: issue.id,
+        depends_on_issue_id: target.id,
+        type: input.type,
+        created_at: now(),
+      };
+      await trx.insertInto("issue_dependencies").values(row).execute();
+      await recordActivity(trx, {
+        workspaceId,
+        entityType: "dependency",
+        entityId: row.id,
+        issueId: issue.id,
+        actor,
+        action: "dependency.created",
+        details: { type: row.type, depends_on_issue_id: target.id, depends_on: target.identifier },
+      });
+      return row;
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict("This dependency already exists");
+    throw error;
+  }
+}
+
+/** Admins, or whoever created both issues, may remove a dependency. */
+export async function deleteDependency(
+  db: Db,
+  workspaceId: string,
+  issueId: string,
+  dependencyId: string,
+  actor: Actor,
+  role: Role,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const issue = await getIssue(trx, workspaceId, issueId);
+    const dependency = isId(dependencyId)
+      ? await trx
+          .selectFrom("issue_dependencies")
+          .selectAll()
+          .where("workspace_id", "=", workspaceId)
+          .where("id", "=", dependencyId)
+          .where((eb) => eb.or([eb("issue_id", "=", issue.id), eb("depends_on_issue_id", "=", issue.id)]))
+          .executeTakeFirst()
+      : undefined;
+    if (!dependency) throw notFound("Dependency");
+    if (!hasRole(role, "admin")) {
+      const otherId = dependency.issue_id === issue.id ? dependency.depends_on_issue_id : dependency.issue_id;
+      const other = await getIssue(trx, workspaceId, otherId);
+      if (!isCreatorOf(issue, actor) || !isCreatorOf(other, actor)) {
+        throw forbidden("Only an admin or the creator of both issues may remove a dependency");
+      }
+    }
+    await trx.deleteFrom("issue_dependencies").where("id", "=", dependency.id).execute();
+    await recordActivity(trx, {
+      workspaceId,
+      entityType: "dependency",
+      entityId: dependency.id,
+      issueId: dependency.issue_id,
+      actor,
+      action: "dependency.deleted",
+      details: { type: dependency.type, depends_on_issue_id: dependency.depends_on_issue_id },
+    });
+  });
+}

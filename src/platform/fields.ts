@@ -1,0 +1,64 @@
+// Building blocks shared by the workspace resources' schemas and services.
+import { z } from "zod";
+import { ValidationError } from "../http/errors.ts";
+
+// PostgreSQL rejects U+0000 in text, so it must be refused at validation (422) rather than reach the database (500).
+const hasNoNul = (value: string) => !value.includes("\u0000");
+
+/** A string the database can store: no NUL characters, at most `max` characters. */
+export const text = (max: number) =>
+  z.string().max(max).refine(hasNoNul, { message: "Must not contain NUL characters" });
+
+/** A required, non-blank title or name. */
+export const title = (max = 500) => text(max).trim().min(1);
+
+/** An id in a request body; whether it exists (in this workspace) is the service's business. */
+export const idField = text(100);
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Ids are UUIDs; anything else cannot name a row, so it is "not found" without asking the database. */
+export const isId = (value: string): boolean => UUID.test(value);
+
+/** `member` (a user who belongs to the workspace) or `agent` (an agent of the workspace). */
+export const actorTypeSchema = z.enum(["member", "agent"]);
+
+/** `YYYY-MM-DD` or an ISO 8601 date-time. */
+export const dateText = text(40).refine(
+  (value) =>
+    /^\d{4}-\d\d-\d\d([T ]\d\d:\d\d(:\d\d(\.\d{1,6})?)?(Z|[+-]\d\d:?\d\d)?)?$/.test(value) &&
+    !Number.isNaN(Date.parse(value)),
+  { message: "Must be a date (YYYY-MM-DD) or an ISO 8601 date-time" },
+);
+
+/**
+ * A list filter that takes several values comma-separated (`status=todo,done`), or the parameter repeated.
+ * Empty items are dropped; no items at all means no filter.
+ */
+export const csvFilter = <T extends z.ZodType<string, string>>(item: T) =>
+  z
+    .union([text(2000), z.array(text(2000))])
+    .transform((value) =>
+      (Array.isArray(value) ? value.join(",") : value)
+        .split(",")
+        .map((part) => part.trim())
+        .filter((part) => part !== ""),
+    )
+    .pipe(z.array(item))
+    .optional();
+
+/**
+ * Validates input that reached a service without passing a route's schema (e.g. from a tool call),
+ * turning a failure into the API's 422.
+ */
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw new ValidationError(
+    result.error.issues.map((issue) => ({
+      type: issue.code,
+      loc: ["body", ...issue.path.map((part) => (typeof part === "number" ? part : String(part)))],
+      msg: issue.message,
+    })),
+  );
+}

@@ -1,0 +1,86 @@
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import type { AppContext } from "../../context.ts";
+import { actorOf } from "../access.ts";
+import { workspaceParams } from "../workspaces/schemas.ts";
+import { createIssueBody, issueListQuery, issueParams, issueSchema, updateIssueBody } from "./schemas.ts";
+import { createIssue, deleteIssue, getIssue, listIssues, updateIssue } from "./service.ts";
+
+const tags = ["issues"];
+
+/** Registered under `/workspaces/:ws_id`, inside the membership guard. */
+export async function issueRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+
+  routes.post(
+    "/issues/",
+    {
+      schema: {
+        tags,
+        summary: "Create an issue; it gets the workspace's next number",
+        params: workspaceParams,
+        body: createIssueBody,
+        response: { 201: issueSchema },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(await createIssue(ctx.db, request.params.ws_id, request.body, actorOf(request))),
+  );
+
+  routes.get(
+    "/issues/",
+    {
+      schema: {
+        tags,
+        summary: "Issues of the workspace, filtered (several values of one filter comma-separated) and searched (q)",
+        params: workspaceParams,
+        querystring: issueListQuery,
+        response: { 200: z.array(issueSchema) },
+      },
+    },
+    async (request) => listIssues(ctx.db, request.params.ws_id, request.query),
+  );
+
+  routes.get(
+    "/issues/:issue_id",
+    { schema: { tags, summary: "An issue", params: issueParams, response: { 200: issueSchema } } },
+    async (request) => getIssue(ctx.db, request.params.ws_id, request.params.issue_id),
+  );
+
+  routes.patch(
+    "/issues/:issue_id",
+    {
+      schema: {
+        tags,
+        summary: "Update an issue (any member)",
+        params: issueParams,
+        body: updateIssueBody,
+        response: { 200: issueSchema },
+      },
+    },
+    async (request) =>
+      updateIssue(ctx.db, request.params.ws_id, request.params.issue_id, request.body, actorOf(request)),
+  );
+
+  routes.delete(
+    "/issues/:issue_id",
+    {
+      schema: {
+        tags,
+        summary: "Delete an issue with its comments, label links and dependencies (admin or creator)",
+        params: issueParams,
+      },
+    },
+    async (request, reply) => {
+      await deleteIssue(
+        ctx.db,
+        request.params.ws_id,
+        request.params.issue_id,
+        actorOf(request),
+        request.membership.role,
+      );
+      return reply.code(204).send();
+    },
+  );
+}

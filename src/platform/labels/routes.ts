@@ -1,0 +1,123 @@
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import type { AppContext } from "../../context.ts";
+import { actorOf } from "../access.ts";
+import { issueParams } from "../issues/schemas.ts";
+import { pageQuery } from "../pagination.ts";
+import { workspaceParams } from "../workspaces/schemas.ts";
+import { createLabelBody, issueLabelParams, labelParams, labelSchema, updateLabelBody } from "./schemas.ts";
+import {
+  createLabel,
+  deleteLabel,
+  getLabel,
+  linkLabel,
+  listIssueLabels,
+  listLabels,
+  unlinkLabel,
+  updateLabel,
+} from "./service.ts";
+
+const tags = ["labels"];
+
+/** Registered under `/workspaces/:ws_id`, inside the membership guard. */
+export async function labelRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+
+  routes.post(
+    "/labels",
+    {
+      schema: {
+        tags,
+        summary: "Create a label (names are unique in a workspace)",
+        params: workspaceParams,
+        body: createLabelBody,
+        response: { 201: labelSchema },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(await createLabel(ctx.db, request.params.ws_id, request.body, actorOf(request))),
+  );
+
+  routes.get(
+    "/labels",
+    {
+      schema: {
+        tags,
+        summary: "Labels of the workspace, by name",
+        params: workspaceParams,
+        querystring: pageQuery,
+        response: { 200: z.array(labelSchema) },
+      },
+    },
+    async (request) => listLabels(ctx.db, request.params.ws_id, request.query),
+  );
+
+  routes.get(
+    "/labels/:label_id",
+    { schema: { tags, summary: "A label", params: labelParams, response: { 200: labelSchema } } },
+    async (request) => getLabel(ctx.db, request.params.ws_id, request.params.label_id),
+  );
+
+  routes.patch(
+    "/labels/:label_id",
+    {
+      config: { role: "admin" },
+      schema: {
+        tags,
+        summary: "Rename or recolour a label (admin)",
+        params: labelParams,
+        body: updateLabelBody,
+        response: { 200: labelSchema },
+      },
+    },
+    async (request) =>
+      updateLabel(ctx.db, request.params.ws_id, request.params.label_id, request.body, actorOf(request)),
+  );
+
+  routes.delete(
+    "/labels/:label_id",
+    {
+      config: { role: "admin" },
+      schema: { tags, summary: "Delete a label and unlink it from every issue (admin)", params: labelParams },
+    },
+    async (request, reply) => {
+      await deleteLabel(ctx.db, request.params.ws_id, request.params.label_id, actorOf(request));
+      return reply.code(204).send();
+    },
+  );
+
+  routes.get(
+    "/issues/:issue_id/labels",
+    {
+      schema: {
+        tags,
+        summary: "Labels on an issue, by name",
+        params: issueParams,
+        querystring: pageQuery,
+        response: { 200: z.array(labelSchema) },
+      },
+    },
+    async (request) => listIssueLabels(ctx.db, request.params.ws_id, request.params.issue_id, request.query),
+  );
+
+  routes.post(
+    "/issues/:issue_id/labels/:label_id",
+    { schema: { tags, summary: "Put a label on an issue (idempotent)", params: issueLabelParams } },
+    async (request, reply) => {
+      const { ws_id, issue_id, label_id } = request.params;
+      await linkLabel(ctx.db, ws_id, issue_id, label_id, actorOf(request));
+      return reply.code(204).send();
+    },
+  );
+
+  routes.delete(
+    "/issues/:issue_id/labels/:label_id",
+    { schema: { tags, summary: "Take a label off an issue (idempotent)", params: issueLabelParams } },
+    async (request, reply) => {
+      const { ws_id, issue_id, label_id } = request.params;
+      await unlinkLabel(ctx.db, ws_id, issue_id, label_id, actorOf(request));
+      return reply.code(204).send();
+    },
+  );
+}

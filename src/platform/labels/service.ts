@@ -1,0 +1,198 @@
+import type { Db } from "../../db/index.ts";
+import { isUniqueViolation } from "../../db/index.ts";
+import type { LabelsTable } from "../../db/schema.ts";
+import { newId, now } from "../../db/values.ts";
+import { conflict, notFound } from "../../http/errors.ts";
+import type { Actor } from "../access.ts";
+import { diffFields, recordActivity } from "../activity/record.ts";
+import { isId } from "../fields.ts";
+import { getIssue } from "../issues/service.ts";
+import type { Page } from "../pagination.ts";
+
+export type Label = LabelsTable;
+
+const NAME_TAKEN = "A label with this name already exists in this workspace";
+
+export async function getLabel(db: Db, workspaceId: string, labelId: string): Promise<Label> {
+  const row = isId(labelId)
+    ? await db
+        .selectFrom("labels")
+        .selectAll()
+        .where("workspace_id", "=", workspaceId)
+        .where("id", "=", labelId)
+        .executeTakeFirst()
+    : undefined;
+  if (!row) throw notFound("Label");
+  return row;
+}
+
+/** By name, then id. */
+export async function listLabels(db: Db, workspaceId: string, page: Page): Promise<Label[]> {
+  return db
+    .selectFrom("labels")
+    .selectAll()
+    .where("workspace_id", "=", workspaceId)
+    .orderBy("name")
+    .orderBy("id")
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+}
+
+/** Runs `work`, turning a unique-name violation into 409. */
+async function uniqueName<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict(NAME_TAKEN);
+    throw error;
+  }
+}
+
+export async function createLabel(
+  db: Db,
+  workspaceId: string,
+  input: { name: string; color: string },
+  actor: Actor,
+): Promise<Label> {
+  const row: Label = {
+    id: newId(),
+    workspace_id: workspaceId,
+    name: input.name,
+    color: input.color,
+    created_at: now(),
+  };
+  return uniqueName(() =>
+    db.transaction().execute(async (trx) => {
+      await trx.insertInto("labels").values(row).execute();
+      await recordActivity(trx, {
+        workspaceId,
+        entityType: "label",
+        entityId: row.id,
+        actor,
+        action: "label.created",
+        details: { name: row.name, color: row.color },
+      });
+      return row;
+    }),
+  );
+}
+
+export async function updateLabel(
+  db: Db,
+  workspaceId: string,
+  labelId: string,
+  patch: { name?: string | undefined; color?: string | undefined },
+  actor: Actor,
+): Promise<Label> {
+  return uniqueName(() =>
+    db.transaction().execute(async (trx) => {
+      const before = await getLabel(trx, workspaceId, labelId);
+      const next = {
+        ...(patch.name !== undefined && { name: patch.name }),
+        ...(patch.color !== undefined && { color: patch.color }),
+      };
+      const changes = diffFields(before, next);
+      if (Object.keys(changes).length === 0) return before;
+      await trx.updateTable("labels").set(next).where("id", "=", before.id).execute();
+      await recordActivity(trx, {
+        workspaceId,
+        entityType: "label",
+        entityId: before.id,
+        actor,
+        action: "label.updated",
+        details: { changes },
+      });
+      return { ...before, ...next };
+    }),
+  );
+}
+
+/** Unlinks the label from every issue, then deletes it. */
+export async function deleteLabel(db: Db, workspaceId: string, labelId: string, actor: Actor): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const label = await getLabel(trx, workspaceId, labelId);
+    const unlinked = await trx.deleteFrom("issue_labels").where("label_id", "=", label.id).executeTakeFirst();
+    await trx.deleteFrom("labels").where("id", "=", label.id).execute();
+    await recordActivity(trx, {
+      workspaceId,
+      entityType: "label",
+      entityId: label.id,
+      actor,
+      action: "label.deleted",
+      details: { name: label.name, unlinked_issues: Number(unlinked.numDeletedRows) },
+    });
+  });
+}
+
+export async function listIssueLabels(db: Db, workspaceId: string, issueId: string, page: Page): Promise<Label[]> {
+  const issue = await getIssue(db, workspaceId, issueId);
+  return db
+    .selectFrom("labels")
+    .innerJoin("issue_labels", "issue_labels.label_id", "labels.id")
+    .selectAll("labels")
+    .where("issue_labels.issue_id", "=", issue.id)
+    .orderBy("labels.name")
+    .orderBy("labels.id")
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+}
+
+/** Idempotent: linking a label that is already on the issue changes nothing and logs nothing. */
+export async function linkLabel(
+  db: Db,
+  workspaceId: string,
+  issueId: string,
+  labelId: string,
+  actor: Actor,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const issue = await getIssue(trx, workspaceId, issueId);
+    const label = await getLabel(trx, workspaceId, labelId);
+    const inserted = await trx
+      .insertInto("issue_labels")
+      .values({ issue_id: issue.id, label_id: label.id, created_at: now() })
+      .onConflict((oc) => oc.columns(["issue_id", "label_id"]).doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return;
+    await recordActivity(trx, {
+      workspaceId,
+      entityType: "label",
+      entityId: label.id,
+      issueId: issue.id,
+      actor,
+      action: "label.linked",
+      details: { name: label.name, identifier: issue.identifier },
+    });
+  });
+}
+
+/** Idempotent as well: unlinking a label that is not on the issue is a no-op. */
+export async function unlinkLabel(
+  db: Db,
+  workspaceId: string,
+  issueId: string,
+  labelId: string,
+  actor: Actor,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const issue = await getIssue(trx, workspaceId, issueId);
+    const label = await getLabel(trx, workspaceId, labelId);
+    const deleted = await trx
+      .deleteFrom("issue_labels")
+      .where("issue_id", "=", issue.id)
+      .where("label_id", "=", label.id)
+      .executeTakeFirst();
+    if (Number(deleted.numDeletedRows) === 0) return;
+    await recordActivity(trx, {
+      workspaceId,
+      entityType: "label",
+      entityId: label.id,
+      issueId: issue.id,
+      actor,
+      action: "label.unlinked",
+      details: { name: label.name, identifier: issue.identifier },
+    });
+  });
+}

@@ -1,0 +1,107 @@
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import type { AppContext } from "../../context.ts";
+import { actorOf } from "../access.ts";
+import { pageQuery } from "../pagination.ts";
+import { workspaceParams } from "../workspaces/schemas.ts";
+import { createProjectBody, projectParams, projectSchema, projectStatsSchema, updateProjectBody } from "./schemas.ts";
+import { createProject, deleteProject, getProject, listProjects, projectStats, updateProject } from "./service.ts";
+
+const tags = ["projects"];
+
+/** Registered under `/workspaces/:ws_id`, inside the membership guard. */
+export async function projectRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+
+  routes.post(
+    "/projects/",
+    {
+      schema: {
+        tags,
+        summary: "Create a project",
+        params: workspaceParams,
+        body: createProjectBody,
+        response: { 201: projectSchema },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(await createProject(ctx.db, request.params.ws_id, request.body, actorOf(request))),
+  );
+
+  routes.get(
+    "/projects/",
+    {
+      schema: {
+        tags,
+        summary: "Projects of the workspace, oldest first",
+        params: workspaceParams,
+        querystring: pageQuery,
+        response: { 200: z.array(projectSchema) },
+      },
+    },
+    async (request) => listProjects(ctx.db, request.params.ws_id, request.query),
+  );
+
+  routes.get(
+    "/projects/:project_id",
+    { schema: { tags, summary: "A project", params: projectParams, response: { 200: projectSchema } } },
+    async (request) => getProject(ctx.db, request.params.ws_id, request.params.project_id),
+  );
+
+  routes.get(
+    "/projects/:project_id/stats",
+    {
+      schema: {
+        tags,
+        summary: "Issue counts of a project, in total and by status",
+        params: projectParams,
+        response: { 200: projectStatsSchema },
+      },
+    },
+    async (request) => projectStats(ctx.db, request.params.ws_id, request.params.project_id),
+  );
+
+  routes.patch(
+    "/projects/:project_id",
+    {
+      schema: {
+        tags,
+        summary: "Update a project (admin, lead or creator)",
+        params: projectParams,
+        body: updateProjectBody,
+        response: { 200: projectSchema },
+      },
+    },
+    async (request) =>
+      updateProject(
+        ctx.db,
+        request.params.ws_id,
+        request.params.project_id,
+        request.body,
+        actorOf(request),
+        request.membership.role,
+      ),
+  );
+
+  routes.delete(
+    "/projects/:project_id",
+    {
+      schema: {
+        tags,
+        summary: "Delete a project; its issues stay, without a project (admin, lead or creator)",
+        params: projectParams,
+      },
+    },
+    async (request, reply) => {
+      await deleteProject(
+        ctx.db,
+        request.params.ws_id,
+        request.params.project_id,
+        actorOf(request),
+        request.membership.role,
+      );
+      return reply.code(204).send();
+    },
+  );
+}

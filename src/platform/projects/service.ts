@@ -1,0 +1,193 @@
+import type { Db } from "../../db/index.ts";
+import type { ProjectsTable } from "../../db/schema.ts";
+import { newId, now } from "../../db/values.ts";
+import { forbidden, notFound } from "../../http/errors.ts";
+import { type Actor, hasRole, type Role } from "../access.ts";
+import { diffFields, recordActivity } from "../activity/record.ts";
+import { isId } from "../fields.ts";
+import { ISSUE_STATUSES } from "../issues/schemas.ts";
+import type { Page } from "../pagination.ts";
+import { patchActorRef } from "../references.ts";
+import type { CreateProjectInput, PROJECT_STATUSES, UpdateProjectPatch } from "./schemas.ts";
+
+export type Project = Omit<ProjectsTable, "status" | "lead_type"> & {
+  status: (typeof PROJECT_STATUSES)[number];
+  lead_type: "member" | "agent" | null;
+};
+
+const toProject = (row: ProjectsTable): Project => row as Project;
+
+export async function getProject(db: Db, workspaceId: string, projectId: string): Promise<Project> {
+  const row = isId(projectId)
+    ? await db
+        .selectFrom("projects")
+        .selectAll()
+        .where("workspace_id", "=", workspaceId)
+        .where("id", "=", projectId)
+        .executeTakeFirst()
+    : undefined;
+  if (!row) throw notFound("Project");
+  return toProject(row);
+}
+
+export async function listProjects(db: Db, workspaceId: string, page: Page): Promise<Project[]> {
+  const rows = await db
+    .selectFrom("projects")
+    .selectAll()
+    .where("workspace_id", "=", workspaceId)
+    .orderBy("created_at")
+    .orderBy("id")
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+  return rows.map(toProject);
+}
+
+export async function createProject(
+  db: Db,
+  workspaceId: string,
+  input: CreateProjectInput,
+  actor: Actor,
+): Promise<Project> {
+  return db.transaction().execute(async (trx) => {
+    const lead = await patchActorRef(
+      trx,
+      workspaceId,
+      "lead",
+      { type: null, id: null },
+      {
+        type: input.lead_type,
+        id: input.lead_id,
+      },
+    );
+    const at = now();
+    const row: ProjectsTable = {
+      id: newId(),
+      workspace_id: workspaceId,
+      title: input.title,
+      description: input.description ?? null,
+      icon: input.icon ?? null,
+      status: input.status,
+      lead_type: lead.type,
+      lead_id: lead.id,
+      creator_id: actor.id,
+      created_at: at,
+      updated_at: at,
+    };
+    await trx.insertInto("projects").values(row).execute();
+    await recordActivity(trx, {
+      workspaceId,
+      entityType: "project",
+      entityId: row.id,
+      actor,
+      action: "project.created",
+      details: { title: row.title },
+    });
+    return toProject(row);
+  });
+}
+
+/** Admins, the project's lead and its creator may change or delete a project. */
+function requireProjectManager(project: Project, actor: Actor, role: Role): void {
+  if (hasRole(role, "admin")) return;
+  if (project.lead_type === actor.type && project.lead_id === actor.id) return;
+  if (project.creator_id === actor.id) return;
+  throw forbidden("Only an admin, the project's lead or its creator may do this");
+}
+
+export async function updateProject(
+  db: Db,
+  workspaceId: string,
+  projectId: string,
+  patch: UpdateProjectPatch,
+  actor: Actor,
+  role: Role,
+): Promise<Project> {
+  return db.transaction().execute(async (trx) => {
+    const before = await getProject(trx, workspaceId, projectId);
+    requireProjectManager(before, actor, role);
+    const lead = await patchActorRef(
+      trx,
+      workspaceId,
+      "lead",
+      { type: before.lead_type, id: before.lead_id },
+      { type: patch.lead_type, id: patch.lead_id },
+    );
+    const next = {
+      ...(patch.title !== undefined && { title: patch.title }),
+      ...(patch.description !== undefined && { description: patch.description }),
+      ...(patch.icon !== undefined && { icon: patch.icon }),
+      ...(patch.status !== undefined && { status: patch.status }),
+      lead_type: lead.type,
+      lead_id: lead.id,
+    };
+    const changes = diffFields(before, next);
+    if (Object.keys(changes).length === 0) return before;
+    const updated_at = now();
+    await trx
+      .updateTable("projects")
+      .set({ ...next, updated_at })
+      .where("id", "=", before.id)
+      .execute();
+    await recordActivity(trx, {
+      workspaceId,
+      entityType: "project",
+      entityId: before.id,
+      actor,
+      action: "project.updated",
+      details: { changes },
+    });
+    return { ...before, ...next, updated_at };
+  });
+}
+
+/** The project's issues stay, with project_id cleared. */
+export async function deleteProject(
+  db: Db,
+  workspaceId: string,
+  projectId: string,
+  actor: Actor,
+  role: Role,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const project = await getProject(trx, workspaceId, projectId);
+    requireProjectManager(project, actor, role);
+    await trx
+      .updateTable("issues")
+      .set({ project_id: null })
+      .where("workspace_id", "=", workspaceId)
+      .where("project_id", "=", project.id)
+      .execute();
+    await trx.deleteFrom("projects").where("id", "=", project.id).execute();
+    await recordActivity(trx, {
+      workspaceId,
+      entityType: "project",
+      entityId: project.id,
+      actor,
+      action: "project.deleted",
+      details: { title: project.title },
+    });
+  });
+}
+
+export async function projectStats(
+  db: Db,
+  workspaceId: string,
+  projectId: string,
+): Promise<{ total: number; by_status: Record<string, number> }> {
+  const project = await getProject(db, workspaceId, projectId);
+  const rows = await db
+    .selectFrom("issues")
+    .select((eb) => ["status", eb.fn.countAll<string | number>().as("count")])
+    .where("workspace_id", "=", workspaceId)
+    .where("project_id", "=", project.id)
+    .groupBy("status")
+    .execute();
+  const by_status: Record<string, number> = Object.fromEntries(ISSUE_STATUSES.map((status) => [status, 0]));
+  let total = 0;
+  for (const row of rows) {
+    by_status[row.status] = Number(row.count);
+    total += Number(row.count);
+  }
+  return { total, by_status };
+}

@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, DEV_JWT_SECRET, loadConfig } from "../src/config.ts";
+
+const strongSecret = "x".repeat(32);
+
+function configError(env: Record<string, string>): string {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("config", () => {
+  it("has working defaults for a fresh machine", () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      host: "127.0.0.1",
+      port: undefined,
+      databaseUrl: "sqlite:./data/agent-platform.db",
+      platformEnv: "dev",
+      isDev: true,
+      jwtSecret: DEV_JWT_SECRET,
+      jwtTtlSeconds: 2_592_000,
+    });
+    expect(config.agent.defaultModel).toBe("openai/gpt-4o-mini");
+    expect(config.voice).toMatchObject({ public: false, realtimeDialect: "auto" });
+  });
+
+  it("outside dev demands a strong, non-default JWT secret", () => {
+    expect(configError({ PLATFORM_ENV: "production" })).toMatch(
+      /^Invalid configuration: PLATFORM_JWT_SECRET must be set/,
+    );
+    expect(configError({ PLATFORM_ENV: "production", PLATFORM_JWT_SECRET: DEV_JWT_SECRET })).toMatch(
+      /PLATFORM_JWT_SECRET must not be the development value/,
+    );
+    expect(configError({ PLATFORM_ENV: "staging", PLATFORM_JWT_SECRET: "short" })).toMatch(
+      /PLATFORM_JWT_SECRET must be at least 32 bytes/,
+    );
+    expect(loadConfig({ PLATFORM_ENV: "production", PLATFORM_JWT_SECRET: strongSecret }).jwtSecret).toBe(strongSecret);
+  });
+
+  it("names the variable of a bad value in one line", () => {
+    const cases: Record<string, string> = {
+      PORT: "eighty",
+      PLATFORM_JWT_TTL: "-5",
+      DATABASE_URL: "mysql://x",
+      PUBLIC: "maybe",
+      VENDOR_REALTIME_DIALECT: "v2",
+      AGENT_MODEL: "gpt-4o",
+      OPENAI_BASE_URL: "not a url",
+    };
+    for (const [variable, value] of Object.entries(cases)) {
+      const message = configError({ [variable]: value });
+      expect(message).toContain(`Invalid configuration: ${variable} `);
+      expect(message).not.toContain("\n");
+    }
+  });
+
+  it("reads the voice and agent settings", () => {
+    const config = loadConfig({
+      PUBLIC: "true",
+      PORT: "9000",
+      VENDOR_API_KEY: "vk",
+      VENDOR_REALTIME_DIALECT: "beta",
+      OPENAI_BASE_URL: "http://127.0.0.1:1234/v1",
+    });
+    expect(config.port).toBe(9000);
+    expect(config.voice).toMatchObject({ public: true, vendorApiKey: "vk", realtimeDialect: "beta" });
+    expect(config.agent.openaiBaseUrl).toBe("http://127.0.0.1:1234/v1");
+  });
+});
