@@ -299,4 +299,31 @@ describe.each(testDialects)("agent runtime (%s)", (dialect) => {
       error: "Invalid arguments for ask_release_helper: arguments must have required property 'message'",
     });
   });
+
+  it("agents asking agents stop at a depth limit instead of looping forever", async () => {
+    const loopId = await createAgent(t.api, team.owner.token, team.workspaceId, {
+      name: "Echo Chamber",
+      model: "openai/echo-model",
+      tools: ["ask_echo_chamber"],
+    });
+    // Every model call asks the same agent again.
+    model.setDefault({ toolCalls: [{ name: "ask_echo_chamber", arguments: { message: "again" } }] });
+    try {
+      const response = await postAgui(t.url, seedRequest("echo", "r", [{ id: "z1", role: "user", content: "go" }]), {
+        path: `/agui?agent=${loopId}`,
+        headers: asMember(),
+      });
+      const results = response.frames.filter((frame) => frame.data.type === "tool_call_result");
+      expect(results.length).toBeGreaterThan(0);
+      // Runs nest three deep; the innermost call is refused and that refusal goes back to the model as a result.
+      const nested = model.requests.filter((request) =>
+        request.body.messages.some((m: { content?: string }) => m.content?.includes("at most 3 levels deep")),
+      );
+      expect(nested.length).toBeGreaterThan(0);
+      expect(response.types.at(-1)).toBe("run_error"); // the outer run then hits its own step limit
+    } finally {
+      model.setDefault({ text: "Hello from the test model." });
+      await t.api.delete(`workspaces/${team.workspaceId}/agents/${loopId}`, { token: team.owner.token });
+    }
+  });
 });

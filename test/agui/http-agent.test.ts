@@ -119,4 +119,49 @@ describe.each(testDialects)("@ag-ui/client HttpAgent against POST /agui (%s)", (
     expect(events.map((event) => event.type)).toEqual(["RUN_STARTED", "RUN_ERROR"]);
     expect(events[1]).toMatchObject({ code: "model_error", message: expect.stringContaining("the GPUs are on fire") });
   });
+
+  it("a tool the front end declares is streamed as a call, the run finishes, and the next run carries its result", async () => {
+    model.reply({ toolCalls: [{ id: "call_confirm", name: "confirm_with_user", arguments: { question: "Delete?" } }] });
+    const { agent, events, subscriber } = agentFor("thread-client-4");
+    const tools = [
+      {
+        name: "confirm_with_user",
+        description: "Ask the user to confirm",
+        parameters: { type: "object", properties: { question: { type: "string" } }, required: ["question"] },
+      },
+    ];
+    agent.addMessage({ id: "d1", role: "user", content: "Delete my drafts" });
+    await agent.runAgent({ tools }, subscriber);
+    expect(events.map((event) => event.type)).toEqual([
+      "RUN_STARTED",
+      "TOOL_CALL_START",
+      "TOOL_CALL_ARGS",
+      "TOOL_CALL_ARGS",
+      "TOOL_CALL_END",
+      "RUN_FINISHED",
+    ]);
+    const offered = model.requests[0]?.body.tools.map((tool: { function: { name: string } }) => tool.function.name);
+    expect(offered).toEqual(["get_weather", "confirm_with_user"]);
+
+    // The app answers the call, then runs again: the model gets the call and the answer.
+    agent.addMessage({ id: "d2", role: "tool", toolCallId: "call_confirm", content: "yes" });
+    model.reply({ text: "Deleted." });
+    await agent.runAgent({ tools }, subscriber);
+    expect(model.requests[1]?.body.messages.slice(1)).toEqual([
+      { role: "user", content: "Delete my drafts" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          {
+            id: "call_confirm",
+            type: "function",
+            function: { name: "confirm_with_user", arguments: '{"question":"Delete?"}' },
+          },
+        ],
+      },
+      { role: "tool", content: "yes", tool_call_id: "call_confirm" },
+    ]);
+    expect(agent.messages.at(-1)).toMatchObject({ role: "assistant", content: "Deleted." });
+  });
 });
