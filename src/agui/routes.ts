@@ -70,7 +70,13 @@ export async function aguiRoutes(app: FastifyInstance, ctx: AppContext): Promise
       res.on("close", () => {
         if (!res.writableEnded) controller.abort();
       });
-      const writer = new SseRunWriter(input.dialect, (chunk) => res.write(chunk), ctx.config.agent.keepAliveMs);
+      const writer = new SseRunWriter(
+        input.dialect,
+        (chunk) => {
+          if (!res.destroyed) res.write(chunk);
+        },
+        ctx.config.agent.keepAliveMs,
+      );
       writer.runStarted({ threadId: input.threadId, runId: input.runId });
       try {
         await runtime.run({
@@ -90,6 +96,11 @@ export async function aguiRoutes(app: FastifyInstance, ctx: AppContext): Promise
       } finally {
         writer.close();
         res.end();
+        // A hijacked reply skips the onResponse hook that logs every other request.
+        request.log.info(
+          { method: "POST", url: "/agui", statusCode: 200, ms: Math.round(reply.elapsedTime * 10) / 10 },
+          controller.signal.aborted ? "request (client went away)" : "request",
+        );
       }
     },
   );
