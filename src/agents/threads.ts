@@ -12,6 +12,8 @@ export interface ThreadMessage {
 export interface Thread {
   rowId: string;
   messages: ThreadMessage[];
+  /** Sequence number of the last stored message (0 for none). */
+  lastSeq: number;
 }
 
 const APPEND_ATTEMPTS = 3;
@@ -27,7 +29,7 @@ export async function openThread(db: Db, scope: string, threadId: string, agentI
         .insertInto("agent_threads")
         .values({ id, scope, thread_id: threadId, agent_id: agentId, created_at: at, updated_at: at })
         .execute();
-      return { rowId: id, messages: [] };
+      return { rowId: id, messages: [], lastSeq: 0 };
     } catch (error) {
       // Another run created it at the same moment.
       row = await findThreadRow(db, scope, threadId);
@@ -36,11 +38,11 @@ export async function openThread(db: Db, scope: string, threadId: string, agentI
   }
   const rows = await db
     .selectFrom("thread_messages")
-    .select(["message_id", "role", "content", "tool_calls", "tool_call_id"])
+    .select(["seq", "message_id", "role", "content", "tool_calls", "tool_call_id"])
     .where("thread_row_id", "=", row.id)
     .orderBy("seq")
     .execute();
-  return { rowId: row.id, messages: rows.map(toThreadMessage) };
+  return { rowId: row.id, messages: rows.map(toThreadMessage), lastSeq: Number(rows.at(-1)?.seq ?? 0) };
 }
 
 function findThreadRow(db: Db, scope: string, threadId: string) {
@@ -72,42 +74,46 @@ function toThreadMessage(row: {
   return { id: row.message_id, message: { role: "user", content } };
 }
 
-/** Appends messages after the last stored one; a concurrent writer on the same thread makes it retry. */
+/**
+ * Appends messages after the last one this thread knows of: one multi-row insert (atomic on its own) and the thread's
+ * updated_at. A concurrent writer on the same thread takes those numbers first; then the last number is read again.
+ */
 export async function appendMessages(db: Db, thread: Thread, messages: ThreadMessage[]): Promise<void> {
   if (messages.length === 0) return;
   for (let attempt = 1; ; attempt++) {
+    const at = now();
+    let seq = thread.lastSeq;
     try {
-      await db.transaction().execute(async (trx) => {
-        const last = await trx
-          .selectFrom("thread_messages")
-          .select((eb) => eb.fn.max("seq").as("seq"))
-          .where("thread_row_id", "=", thread.rowId)
-          .executeTakeFirst();
-        let seq = Number(last?.seq ?? 0);
-        const at = now();
-        await trx
-          .insertInto("thread_messages")
-          .values(
-            messages.map(({ id, message }) => ({
-              id: newId(),
-              thread_row_id: thread.rowId,
-              seq: ++seq,
-              message_id: id,
-              role: message.role,
-              content: message.content,
-              tool_calls: message.role === "assistant" && message.toolCalls?.length ? toJson(message.toolCalls) : null,
-              tool_call_id: message.role === "tool" ? message.toolCallId : null,
-              created_at: at,
-            })),
-          )
-          .execute();
-        await trx.updateTable("agent_threads").set({ updated_at: at }).where("id", "=", thread.rowId).execute();
-      });
-      thread.messages.push(...messages);
-      return;
+      await db
+        .insertInto("thread_messages")
+        .values(
+          messages.map(({ id, message }) => ({
+            id: newId(),
+            thread_row_id: thread.rowId,
+            seq: ++seq,
+            message_id: id,
+            role: message.role,
+            content: message.content,
+            tool_calls: message.role === "assistant" && message.toolCalls?.length ? toJson(message.toolCalls) : null,
+            tool_call_id: message.role === "tool" ? message.toolCallId : null,
+            created_at: at,
+          })),
+        )
+        .execute();
     } catch (error) {
       if (attempt >= APPEND_ATTEMPTS) throw error;
+      const last = await db
+        .selectFrom("thread_messages")
+        .select((eb) => eb.fn.max("seq").as("seq"))
+        .where("thread_row_id", "=", thread.rowId)
+        .executeTakeFirst();
+      thread.lastSeq = Number(last?.seq ?? 0);
+      continue;
     }
+    thread.lastSeq = seq;
+    thread.messages.push(...messages);
+    await db.updateTable("agent_threads").set({ updated_at: at }).where("id", "=", thread.rowId).execute();
+    return;
   }
 }
 

@@ -230,6 +230,27 @@ describe.each(testDialects)("agent runtime (%s)", (dialect) => {
     expect(roles(model.requests[2]?.body.messages)).toEqual(["system", "user"]);
   });
 
+  it("two runs at once on one thread both finish and both exchanges are stored", async () => {
+    model.reply({ text: "A.", chunkDelayMs: 5 }, { text: "B.", chunkDelayMs: 5 });
+    const [first, second] = await Promise.all(
+      ["x", "y"].map((id) =>
+        postAgui(t.url, seedRequest("together", `r-${id}`, [{ id, role: "user", content: `question ${id}` }]), {
+          headers: asMember(),
+        }),
+      ),
+    );
+    expect([first?.types.at(-1), second?.types.at(-1)]).toEqual(["run_finished", "run_finished"]);
+    const stored = await t.db
+      .selectFrom("thread_messages")
+      .innerJoin("agent_threads", "agent_threads.id", "thread_messages.thread_row_id")
+      .select(["thread_messages.seq", "thread_messages.content"])
+      .where("agent_threads.thread_id", "=", "together")
+      .orderBy("thread_messages.seq")
+      .execute();
+    expect(stored.map((row) => row.seq)).toEqual([1, 2, 3, 4]);
+    expect(stored.map((row) => row.content).sort()).toEqual(["A.", "B.", "question x", "question y"]);
+  });
+
   it("a request carrying the full history is not stored twice", async () => {
     model.reply({ text: "One." }, { text: "Two." });
     const first = await postAgui(t.url, seedRequest("full", "r1", [{ id: "f1", role: "user", content: "Count" }]), {
