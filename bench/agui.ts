@@ -3,7 +3,7 @@
 // pipe (bench/_agui-pipe.ts). Each runs as its own child process; the server under test is `agent-platform serve`
 // reading OPENAI_BASE_URL like a user's would. Figures: content events/s under 50 concurrent runs (target ≥ 0.45 of
 // the pipe, every run complete), one run at a time (time to first content, tokens/s, server-added time per token,
-// target < 2 ms), and time to first event p99 under the 50 concurrent runs.
+// target < 2 ms), and time to first event p99 under the 50 concurrent runs (kept-alive and new connections apart).
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { Agent, request } from "node:http";
@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 
 const WORDS = 2000;
 const CONCURRENT = 50;
-const CONCURRENT_ROUNDS = 3;
+const CONCURRENT_ROUNDS = 5;
 const SEQUENTIAL_RUNS = 15;
 const DEADLINE_MS = 170_000;
 
@@ -167,22 +167,24 @@ try {
 
   const rate = (name: "pipe" | "agui") => median(concurrent[name].map((round) => round.eventsPerSecond));
   const complete = (name: "pipe" | "agui") => concurrent[name].reduce((sum, round) => sum + round.complete, 0);
-  const ttfeP50 = (name: "pipe" | "agui") => median(concurrent[name].flatMap((round) => round.firstEvents));
-  const ttfeP99 = (name: "pipe" | "agui") =>
-    percentile(
-      concurrent[name].flatMap((round) => round.firstEvents),
-      99,
+  // Round 1 opens 40 new connections while the server is busy (Node accepts one connection per event-loop turn);
+  // later rounds reuse kept-alive connections. Both are shown.
+  const firstEvents = (name: "pipe" | "agui", rounds: "first" | "later") =>
+    (rounds === "first" ? concurrent[name].slice(0, 1) : concurrent[name].slice(1)).flatMap(
+      (round) => round.firstEvents,
     );
+  const ttfe = (name: "pipe" | "agui") =>
+    `time to first event p50 ${fmt(median(firstEvents(name, "later")), 1)} ms, p99 ${fmt(percentile(firstEvents(name, "later"), 99), 1)} ms` +
+    ` (new connections: p99 ${fmt(percentile(firstEvents(name, "first"), 99), 1)} ms)`;
   const ratio = rate("agui") / rate("pipe");
   const totalRuns = CONCURRENT * CONCURRENT_ROUNDS;
 
   console.log(`\n${CONCURRENT} concurrent runs (median of ${CONCURRENT_ROUNDS} rounds)`);
-  console.log(
-    `  pipe  ${fmt(rate("pipe")).padStart(9)} content events/s   complete ${complete("pipe")}/${totalRuns}   time to first event p50 ${fmt(ttfeP50("pipe"), 1)} ms, p99 ${fmt(ttfeP99("pipe"), 1)} ms`,
-  );
-  console.log(
-    `  agui  ${fmt(rate("agui")).padStart(9)} content events/s   complete ${complete("agui")}/${totalRuns}   time to first event p50 ${fmt(ttfeP50("agui"), 1)} ms, p99 ${fmt(ttfeP99("agui"), 1)} ms`,
-  );
+  for (const name of ["pipe", "agui"] as const) {
+    console.log(
+      `  ${name}  ${fmt(rate(name)).padStart(9)} content events/s   complete ${complete(name)}/${totalRuns}   ${ttfe(name)}`,
+    );
+  }
   console.log(`  ratio ${fmt(ratio, 2)} (target >= 0.45) ${ratio >= 0.45 ? "PASS" : "FAIL"}`);
 
   const seq = (name: "pipe" | "agui") => ({
