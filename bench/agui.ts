@@ -176,7 +176,11 @@ try {
   const ttfe = (name: "pipe" | "agui") =>
     `time to first event p50 ${fmt(median(firstEvents(name, "later")), 1)} ms, p99 ${fmt(percentile(firstEvents(name, "later"), 99), 1)} ms` +
     ` (new connections: p99 ${fmt(percentile(firstEvents(name, "first"), 99), 1)} ms)`;
-  const ratio = rate("agui") / rate("pipe");
+  // Each agui round runs right after its pipe round: the median of these pairs' ratios shrugs off load that other
+  // processes put on the machine now and then.
+  const ratio = median(
+    concurrent.agui.map((round, index) => round.eventsPerSecond / (concurrent.pipe[index]?.eventsPerSecond ?? 1)),
+  );
   const totalRuns = CONCURRENT * CONCURRENT_ROUNDS;
 
   console.log(`\n${CONCURRENT} concurrent runs (median of ${CONCURRENT_ROUNDS} rounds)`);
@@ -185,7 +189,9 @@ try {
       `  ${name}  ${fmt(rate(name)).padStart(9)} content events/s   complete ${complete(name)}/${totalRuns}   ${ttfe(name)}`,
     );
   }
-  console.log(`  ratio ${fmt(ratio, 2)} (target >= 0.45) ${ratio >= 0.45 ? "PASS" : "FAIL"}`);
+  console.log(
+    `  ratio ${fmt(ratio, 2)} (median of the rounds' ratios; target >= 0.45) ${ratio >= 0.45 ? "PASS" : "FAIL"}`,
+  );
 
   const seq = (name: "pipe" | "agui") => ({
     firstContent: median(sequential[name].map((each) => each.firstContentMs)),

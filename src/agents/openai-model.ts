@@ -10,6 +10,7 @@ import {
   type ModelRequest,
   type Usage,
 } from "./model.ts";
+import { fetchInPieces } from "./sse-pieces.ts";
 
 /** One SDK client per endpoint and key, so connections are pooled across runs. */
 const clients = new Map<string, OpenAI>();
@@ -20,7 +21,7 @@ export function openaiClient(baseURL: string | undefined, apiKey: string, timeou
   if (!client) {
     // One retry on a connection error, 429 or 5xx; `timeout` bounds each attempt up to the response headers,
     // the runtime's watchdog the silences of the stream after them.
-    client = new OpenAI({ baseURL, apiKey, maxRetries: 1, timeout: timeoutMs });
+    client = new OpenAI({ baseURL, apiKey, maxRetries: 1, timeout: timeoutMs, fetch: fetchInPieces });
     clients.set(key, client);
   }
   return client;

@@ -78,8 +78,8 @@ const WATCHDOG_TICKS = 4;
  * A fast model's buffered stream is read entirely in microtasks, which would starve every other socket (new
  * requests wait for whole runs to finish). The loop yields to the event loop after this long without doing so.
  */
-const YIELD_AFTER_MS = 1;
-const YIELD_CHECK_EVERY = 32;
+const YIELD_AFTER_MS = 0.25;
+const YIELD_CHECK_EVERY = 16;
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class AgentRuntime {
