@@ -1,6 +1,7 @@
 // npm run bench -- agui
 // POST /agui relaying a model that streams 2,000 one-word chunks as fast as it can, side by side with a straight
-// pipe (bench/_agui-pipe.ts). Each runs as its own child process; the server under test is `agent-platform serve`
+// pipe (bench/_agui-pipe.ts) and, for reference, a minimal relay on the openai SDK (bench/_agui-sdk-relay.ts). Each runs
+// as its own child process; the server under test is `agent-platform serve`
 // reading OPENAI_BASE_URL like a user's would. Figures: content events/s under 50 concurrent runs (target ≥ 0.45 of
 // the pipe, every run complete), one run at a time (time to first content, tokens/s, server-added time per token,
 // target < 2 ms), and time to first event p99 under the 50 concurrent runs (kept-alive and new connections apart).
@@ -133,8 +134,9 @@ const fmt = (value: number, digits = 0) =>
 try {
   const modelUrl = await startChild(["bench/_model-server.ts", String(WORDS)], {}, /MODEL_URL=(\S+)/);
   const modelEnv = { OPENAI_BASE_URL: modelUrl };
-  const [pipeUrl, aguiUrl] = await Promise.all([
+  const [pipeUrl, sdkUrl, aguiUrl] = await Promise.all([
     startChild(["bench/_agui-pipe.ts"], modelEnv, /listening on (http:\/\/\S+)/),
+    startChild(["bench/_agui-sdk-relay.ts"], modelEnv, /listening on (http:\/\/\S+)/),
     startChild(
       ["src/cli.ts", "serve", "--host", "127.0.0.1", "--port", "0"],
       {
@@ -147,68 +149,74 @@ try {
       /listening on (http:\/\/\S+?)\s/,
     ),
   ]);
-  const targets = { pipe: pipeUrl, agui: aguiUrl } as const;
-  console.log(`model ${modelUrl}  pipe ${pipeUrl}  agui ${aguiUrl}  (${WORDS} one-word chunks per run)`);
+  const targets = { pipe: pipeUrl, sdk: sdkUrl, agui: aguiUrl } as const;
+  const names = ["pipe", "sdk", "agui"] as const;
+  type Name = (typeof names)[number];
+  console.log(`model ${modelUrl}  pipe ${pipeUrl}  sdk ${sdkUrl}  agui ${aguiUrl}  (${WORDS} one-word chunks per run)`);
+  console.log("pipe: bare node:http relay; sdk: minimal relay on the openai SDK (reference); agui: POST /agui");
 
   // Warm-up (JIT, connection pools, SQLite file).
   for (const url of Object.values(targets)) await Promise.all(Array.from({ length: 10 }, () => run(url)));
 
-  const concurrent = {
-    pipe: [] as Awaited<ReturnType<typeof concurrentRound>>[],
-    agui: [] as Awaited<ReturnType<typeof concurrentRound>>[],
-  };
+  type Round = Awaited<ReturnType<typeof concurrentRound>>;
+  const concurrent: Record<Name, Round[]> = { pipe: [], sdk: [], agui: [] };
   for (let round = 0; round < CONCURRENT_ROUNDS; round++) {
-    for (const name of ["pipe", "agui"] as const) concurrent[name].push(await concurrentRound(targets[name]));
+    for (const name of names) concurrent[name].push(await concurrentRound(targets[name]));
   }
-  const sequential = { pipe: [] as RunFigures[], agui: [] as RunFigures[] };
+  const sequential: Record<Name, RunFigures[]> = { pipe: [], sdk: [], agui: [] };
   for (let index = 0; index < SEQUENTIAL_RUNS; index++) {
-    for (const name of ["pipe", "agui"] as const) sequential[name].push(await run(targets[name]));
+    for (const name of names) sequential[name].push(await run(targets[name]));
   }
 
-  const rate = (name: "pipe" | "agui") => median(concurrent[name].map((round) => round.eventsPerSecond));
-  const complete = (name: "pipe" | "agui") => concurrent[name].reduce((sum, round) => sum + round.complete, 0);
+  const rate = (name: Name) => median(concurrent[name].map((round) => round.eventsPerSecond));
+  const complete = (name: Name) => concurrent[name].reduce((sum, round) => sum + round.complete, 0);
   // Round 1 opens 40 new connections while the server is busy (Node accepts one connection per event-loop turn);
   // later rounds reuse kept-alive connections. Both are shown.
-  const firstEvents = (name: "pipe" | "agui", rounds: "first" | "later") =>
+  const firstEvents = (name: Name, rounds: "first" | "later") =>
     (rounds === "first" ? concurrent[name].slice(0, 1) : concurrent[name].slice(1)).flatMap(
       (round) => round.firstEvents,
     );
-  const ttfe = (name: "pipe" | "agui") =>
+  const ttfe = (name: Name) =>
     `time to first event p50 ${fmt(median(firstEvents(name, "later")), 1)} ms, p99 ${fmt(percentile(firstEvents(name, "later"), 99), 1)} ms` +
     ` (new connections: p99 ${fmt(percentile(firstEvents(name, "first"), 99), 1)} ms)`;
-  // Each agui round runs right after its pipe round: the median of these pairs' ratios shrugs off load that other
+  // Each round of a target runs right after the pipe's: the median of these pairs' ratios shrugs off load that other
   // processes put on the machine now and then.
-  const ratio = median(
-    concurrent.agui.map((round, index) => round.eventsPerSecond / (concurrent.pipe[index]?.eventsPerSecond ?? 1)),
-  );
+  const ratioToPipe = (name: Name) =>
+    median(
+      concurrent[name].map((round, index) => round.eventsPerSecond / (concurrent.pipe[index]?.eventsPerSecond ?? 1)),
+    );
+  const ratio = ratioToPipe("agui");
   const totalRuns = CONCURRENT * CONCURRENT_ROUNDS;
 
   console.log(`\n${CONCURRENT} concurrent runs (median of ${CONCURRENT_ROUNDS} rounds)`);
-  for (const name of ["pipe", "agui"] as const) {
+  for (const name of names) {
     console.log(
-      `  ${name}  ${fmt(rate(name)).padStart(9)} content events/s   complete ${complete(name)}/${totalRuns}   ${ttfe(name)}`,
+      `  ${name.padEnd(4)}  ${fmt(rate(name)).padStart(9)} content events/s   complete ${complete(name)}/${totalRuns}   ${ttfe(name)}`,
     );
   }
+  console.log(`  sdk/pipe ${fmt(ratioToPipe("sdk"), 2)} (reference)`);
   console.log(
-    `  ratio ${fmt(ratio, 2)} (median of the rounds' ratios; target >= 0.45) ${ratio >= 0.45 ? "PASS" : "FAIL"}`,
+    `  agui/pipe ${fmt(ratio, 2)} (median of the rounds' ratios; target >= 0.45) ${ratio >= 0.45 ? "PASS" : "FAIL"}`,
   );
 
-  const seq = (name: "pipe" | "agui") => ({
+  const seq = (name: Name) => ({
     firstContent: median(sequential[name].map((each) => each.firstContentMs)),
     total: median(sequential[name].map((each) => each.totalMs)),
     tokensPerSecond: median(sequential[name].map((each) => each.contentEvents / (each.totalMs / 1000))),
     complete: sequential[name].filter((each) => each.contentEvents === WORDS && each.finished).length,
   });
   const pipeSeq = seq("pipe");
+  const sdkSeq = seq("sdk");
   const aguiSeq = seq("agui");
   const addedPerToken = (aguiSeq.total - pipeSeq.total) / WORDS;
   console.log(`\none run at a time (median of ${SEQUENTIAL_RUNS})`);
   for (const [name, figures] of [
     ["pipe", pipeSeq],
+    ["sdk", sdkSeq],
     ["agui", aguiSeq],
   ] as const) {
     console.log(
-      `  ${name}  first content ${fmt(figures.firstContent, 1).padStart(6)} ms   ${fmt(figures.tokensPerSecond).padStart(7)} tokens/s   run ${fmt(figures.total, 1)} ms   complete ${figures.complete}/${SEQUENTIAL_RUNS}`,
+      `  ${name.padEnd(4)}  first content ${fmt(figures.firstContent, 1).padStart(6)} ms   ${fmt(figures.tokensPerSecond).padStart(7)} tokens/s   run ${fmt(figures.total, 1)} ms   complete ${figures.complete}/${SEQUENTIAL_RUNS}`,
     );
   }
   console.log(
