@@ -9,8 +9,9 @@ export async function startChild(
   script: string,
   args: string[] = [],
   env: Record<string, string> = {},
+  nodeFlags: string[] = [],
 ): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, ["--import", "tsx", `${root}${script}`, ...args], {
+  const child = spawn(process.execPath, [...nodeFlags, "--import", "tsx", `${root}${script}`, ...args], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "inherit"],

@@ -5,7 +5,7 @@ import type { AppContext } from "../../context.ts";
 import { actorOf } from "../access.ts";
 import { workspaceParams } from "../workspaces/schemas.ts";
 import { createIssueBody, issueListQuery, issueParams, issueSchema, updateIssueBody } from "./schemas.ts";
-import { createIssue, deleteIssue, getIssue, listIssues, updateIssue } from "./service.ts";
+import { createIssue, deleteIssue, getIssue, listIssuesJson, updateIssue } from "./service.ts";
 
 const tags = ["issues"];
 
@@ -39,7 +39,11 @@ export async function issueRoutes(app: FastifyInstance, ctx: AppContext): Promis
         response: { 200: z.array(issueSchema) },
       },
     },
-    async (request) => listIssues(ctx.db, request.params.ws_id, request.query),
+    async (request, reply) => {
+      const json = await listIssuesJson(ctx.db, ctx.dialect, request.params.ws_id, request.query);
+      // Already JSON text in the documented shape: Fastify sends a string as it is, skipping the serializer.
+      return reply.type("application/json").send(json as never);
+    },
   );
 
   routes.get(

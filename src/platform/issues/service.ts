@@ -1,5 +1,5 @@
-import { type Expression, type SqlBool, sql } from "kysely";
-import type { Db } from "../../db/index.ts";
+import { type Expression, type RawBuilder, type SqlBool, sql } from "kysely";
+import type { Db, Dialect } from "../../db/index.ts";
 import type { IssuesTable } from "../../db/schema.ts";
 import { fromJson, newId, now, toJson } from "../../db/values.ts";
 import { forbidden, invalid, notFound } from "../../http/errors.ts";
@@ -71,7 +71,8 @@ export async function getIssue(db: Db, workspaceId: string, issueId: string, thi
 /** `%`, `_` and the escape character itself match literally. */
 const likePattern = (needle: string) => `%${needle.toLowerCase().replace(/[!%_]/g, (char) => `!${char}`)}%`;
 
-export async function listIssues(db: Db, workspaceId: string, options: IssueFilters & Page): Promise<Issue[]> {
+/** The issues of one page of the list: filters, search, then order position, created_at, id. */
+function issuePage(db: Db, workspaceId: string, options: IssueFilters & Page) {
   let query = issueQuery(db, workspaceId);
   const exact = [
     ["status", options.status],
@@ -109,15 +110,72 @@ export async function listIssues(db: Db, workspaceId: string, options: IssueFilt
       ]),
     );
   }
-  const rows = await query
+  return query
     .orderBy("issues.position")
     .orderBy("issues.created_at")
     .orderBy("issues.id")
     .limit(options.limit)
-    .offset(options.offset)
-    .execute();
-  return rows.map(toIssue);
+    .offset(options.offset);
 }
+
+export async function listIssues(db: Db, workspaceId: string, options: IssueFilters & Page): Promise<Issue[]> {
+  return (await issuePage(db, workspaceId, options).execute()).map(toIssue);
+}
+
+/**
+ * The same page as `listIssues`, serialised to a JSON array by the database itself. Turning 50 rows of 19 columns
+ * into JavaScript objects and back costs more than the rest of the request; this returns one string instead.
+ */
+export async function listIssuesJson(
+  db: Db,
+  dialect: Dialect,
+  workspaceId: string,
+  options: IssueFilters & Page,
+): Promise<string> {
+  const page = issuePage(db, workspaceId, options).as("page");
+  const row = await db
+    .selectFrom(page)
+    .select(dialect === "sqlite" ? sqliteIssueArray : postgresIssueArray)
+    .executeTakeFirstOrThrow();
+  return row.json;
+}
+
+const ISSUE_COLUMNS = [
+  "id",
+  "workspace_id",
+  "project_id",
+  "title",
+  "description",
+  "status",
+  "priority",
+  "assignee_type",
+  "assignee_id",
+  "creator_type",
+  "creator_id",
+  "number",
+  "parent_issue_id",
+  "position",
+  "due_date",
+  "created_at",
+  "updated_at",
+] as const;
+
+const pairs = (extra: RawBuilder<unknown>[]) =>
+  sql.join([...ISSUE_COLUMNS.flatMap((column) => [sql.lit(column), sql.ref(`page.${column}`)]), ...extra]);
+
+const sqliteIssueArray = sql<string>`coalesce(json_group_array(json_object(${pairs([
+  sql.lit("identifier"),
+  sql`page.issue_prefix || '-' || page.number`,
+  sql.lit("acceptance_criteria"),
+  sql`json(coalesce(page.acceptance_criteria, '[]'))`,
+])})), '[]')`.as("json");
+
+const postgresIssueArray = sql<string>`coalesce(json_agg(json_build_object(${pairs([
+  sql.lit("identifier"),
+  sql`page.issue_prefix || '-' || page.number`,
+  sql.lit("acceptance_criteria"),
+  sql`coalesce(page.acceptance_criteria, '[]')::json`,
+])}) order by page.position, page.created_at, page.id), '[]')::text`.as("json");
 
 /** A parent must be another issue of this workspace, and not one of the issue's own descendants. */
 async function checkParent(db: Db, workspaceId: string, parentId: string, issueId?: string): Promise<void> {
