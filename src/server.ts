@@ -9,6 +9,8 @@ import {
   serializerCompiler,
   validatorCompiler,
 } from "fastify-type-provider-zod";
+import { agentToolSource } from "./agents/tools.ts";
+import { aguiRoutes } from "./agui/routes.ts";
 import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
 import type { DatabaseHandle } from "./db/index.ts";
@@ -67,6 +69,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     registry: options.registry ?? new ToolRegistry(),
   };
 
+  ctx.registry.addSource(agentToolSource(ctx));
+
   await app.register(cors, { origin: true, exposedHeaders: ["Mcp-Session-Id"] });
   await app.register(swagger, {
     openapi: {
@@ -82,6 +86,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   app.get("/health", { schema: { hide: true } }, async () => ({ status: "ok" }));
 
   await app.register((api) => platformRoutes(api, ctx), { prefix: "/api/v1" });
+  await app.register((scope) => aguiRoutes(scope, ctx));
   return app;
 }
 
