@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
 import { startCallServer } from "../../src/voice/index.ts";
 
-const entry = new URL("./fixtures/call-entry.ts", import.meta.url).pathname;
+const cli = new URL("../../bin/agent-platform.js", import.meta.url).pathname;
 const dataDir = mkdtempSync(join(tmpdir(), "voice-cli-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
@@ -18,7 +18,7 @@ interface Run {
 }
 
 function runCall(args: string[], env: Record<string, string>): Run {
-  const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], {
+  const child = spawn(process.execPath, [cli, "call", ...args], {
     env: { PATH: process.env.PATH ?? "", DATABASE_URL: `sqlite:${join(dataDir, "calls.db")}`, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
