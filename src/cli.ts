@@ -6,6 +6,7 @@ import { migrateToLatest } from "./db/migrate.ts";
 import { buildServer } from "./server.ts";
 import { loadCustomTools, ToolsFileError } from "./tools/custom.ts";
 import { staticSource, ToolRegistry } from "./tools/registry.ts";
+import { runCallCommand } from "./voice/index.ts";
 
 const USAGE = `Usage:
   agent-platform serve [--host 127.0.0.1] [--port 8000] [--tools PATH]   platform API, tool protocol, agent UI
@@ -89,6 +90,9 @@ try {
     case "serve":
     case undefined:
       await serve(rest);
+      break;
+    case "call":
+      process.exitCode = await runCallCommand(rest);
       break;
     case "migrate":
       await migrate();

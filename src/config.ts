@@ -67,6 +67,26 @@ const envSchema = z.object({
   ),
   ANTHROPIC_API_KEY: optionalString,
   ANTHROPIC_BASE_URL: httpUrl,
+  AGENT_MODEL_TIMEOUT_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number({ message: "must be a whole number of milliseconds" })
+      .int({ message: "must be a whole number of milliseconds" })
+      .positive({ message: "must be a positive number of milliseconds" })
+      .default(60_000),
+  ),
+  AGENT_MAX_STEPS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int({ message: "must be a whole number" }).min(1).max(100).default(10),
+  ),
+  AGUI_KEEPALIVE_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number({ message: "must be a whole number of milliseconds" })
+      .int({ message: "must be a whole number of milliseconds" })
+      .positive({ message: "must be a positive number of milliseconds" })
+      .default(15_000),
+  ),
   // Voice-call server
   VENDOR_API_KEY: optionalString,
   VENDOR_REALTIME_URL: z.preprocess(
@@ -102,6 +122,12 @@ export interface Config {
     ollamaBaseUrl: string;
     anthropicApiKey: string | undefined;
     anthropicBaseUrl: string | undefined;
+    /** Longest silence allowed from a model stream before the run fails with a timeout. */
+    modelTimeoutMs: number;
+    /** Model calls per run at most (each tool-calling round is one). */
+    maxSteps: number;
+    /** Interval of keep-alive comments on an agent-UI stream while nothing else is sent (e.g. a long tool call). */
+    keepAliveMs: number;
   };
   voice: {
     vendorApiKey: string | undefined;
@@ -150,6 +176,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ollamaBaseUrl: vars.OLLAMA_BASE_URL,
       anthropicApiKey: vars.ANTHROPIC_API_KEY,
       anthropicBaseUrl: vars.ANTHROPIC_BASE_URL,
+      modelTimeoutMs: vars.AGENT_MODEL_TIMEOUT_MS,
+      maxSteps: vars.AGENT_MAX_STEPS,
+      keepAliveMs: vars.AGUI_KEEPALIVE_MS,
     },
     voice: {
       vendorApiKey: vars.VENDOR_API_KEY,

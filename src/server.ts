@@ -9,6 +9,8 @@ import {
   serializerCompiler,
   validatorCompiler,
 } from "fastify-type-provider-zod";
+import { agentToolSource } from "./agents/tools.ts";
+import { aguiRoutes } from "./agui/routes.ts";
 import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
 import type { DatabaseHandle } from "./db/index.ts";
@@ -71,6 +73,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     registry: options.registry ?? new ToolRegistry(),
   };
   ctx.registry.addSource(platformToolSource(ctx.db));
+  ctx.registry.addSource(agentToolSource(ctx));
 
   await app.register(cors, { origin: true, exposedHeaders: ["Mcp-Session-Id"] });
   await app.register(swagger, {
@@ -88,6 +91,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
 
   await app.register((api) => platformRoutes(api, ctx), { prefix: "/api/v1" });
   await app.register((scope) => mcpRoutes(scope, ctx, { version: VERSION, ...options.mcp }));
+  await app.register((scope) => aguiRoutes(scope, ctx));
   return app;
 }
 

@@ -1,0 +1,152 @@
+// anthropic/…, through the official `@anthropic-ai/sdk` messages streaming.
+import Anthropic from "@anthropic-ai/sdk";
+import type {
+  Tool as AnthropicTool,
+  ContentBlockParam,
+  MessageParam,
+} from "@anthropic-ai/sdk/resources/messages/messages";
+import {
+  type ChatMessage,
+  type ModelClient,
+  ModelError,
+  type ModelEvent,
+  type ModelRequest,
+  type Usage,
+} from "./model.ts";
+
+const MAX_TOKENS = 4096;
+const clients = new Map<string, Anthropic>();
+
+export function anthropicClient(baseURL: string | undefined, apiKey: string, timeoutMs: number): Anthropic {
+  const key = `${baseURL ?? ""}\n${apiKey}\n${timeoutMs}`;
+  let client = clients.get(key);
+  if (!client) {
+    client = new Anthropic({ baseURL, apiKey, maxRetries: 1, timeout: timeoutMs });
+    clients.set(key, client);
+  }
+  return client;
+}
+
+export class AnthropicModel implements ModelClient {
+  constructor(
+    readonly id: string,
+    private readonly modelName: string,
+    private readonly client: Anthropic,
+  ) {}
+
+  async *stream(request: ModelRequest): AsyncIterable<ModelEvent> {
+    const stream = await this.client.messages
+      .create(
+        {
+          model: this.modelName,
+          max_tokens: MAX_TOKENS,
+          ...(request.system ? { system: request.system } : {}),
+          messages: toAnthropicMessages(request.messages),
+          ...(request.tools.length > 0 ? { tools: request.tools.map(toAnthropicTool) } : {}),
+          stream: true,
+        },
+        { signal: request.signal },
+      )
+      .catch((error: unknown) => {
+        throw describeFailure(this.id, error);
+      });
+
+    yield { type: "open" };
+    let finishReason = "stop";
+    const usage: Usage = {};
+    const toolIdsByIndex = new Map<number, string>();
+    try {
+      for await (const event of stream) {
+        switch (event.type) {
+          case "content_block_delta":
+            if (event.delta.type === "text_delta") yield { type: "text", delta: event.delta.text };
+            else if (event.delta.type === "input_json_delta") {
+              const id = toolIdsByIndex.get(event.index);
+              if (id !== undefined && event.delta.partial_json) {
+                yield { type: "tool_args", id, delta: event.delta.partial_json };
+              }
+            }
+            break;
+          case "content_block_start":
+            if (event.content_block.type === "tool_use") {
+              toolIdsByIndex.set(event.index, event.content_block.id);
+              yield { type: "tool_start", id: event.content_block.id, name: event.content_block.name };
+            }
+            break;
+          case "message_start":
+            usage.inputTokens = event.message.usage.input_tokens;
+            break;
+          case "message_delta":
+            usage.outputTokens = event.usage.output_tokens;
+            if (event.delta.stop_reason) finishReason = event.delta.stop_reason;
+            break;
+        }
+      }
+    } catch (error) {
+      throw describeFailure(this.id, error);
+    }
+    yield { type: "finish", reason: finishReason, usage };
+  }
+}
+
+function toAnthropicTool(tool: { name: string; description: string; parameters: Record<string, unknown> }) {
+  return {
+    name: tool.name,
+    description: tool.description,
+    input_schema: { type: "object", ...tool.parameters },
+  } as AnthropicTool;
+}
+
+/** Tool results travel as user turns of tool_result blocks; consecutive turns of one role are merged. */
+function toAnthropicMessages(messages: ChatMessage[]): MessageParam[] {
+  const out: MessageParam[] = [];
+  const push = (role: "user" | "assistant", blocks: ContentBlockParam[]) => {
+    const last = out[out.length - 1];
+    if (last && last.role === role && Array.isArray(last.content)) last.content.push(...blocks);
+    else out.push({ role, content: blocks });
+  };
+  for (const message of messages) {
+    if (message.role === "user") {
+      if (message.content) push("user", [{ type: "text", text: message.content }]);
+    } else if (message.role === "tool") {
+      push("user", [{ type: "tool_result", tool_use_id: message.toolCallId, content: message.content }]);
+    } else {
+      const blocks: ContentBlockParam[] = [];
+      if (message.content) blocks.push({ type: "text", text: message.content });
+      for (const call of message.toolCalls ?? []) {
+        blocks.push({ type: "tool_use", id: call.id, name: call.name, input: parseArguments(call.arguments) });
+      }
+      if (blocks.length > 0) push("assistant", blocks);
+    }
+  }
+  return out;
+}
+
+function parseArguments(text: string): Record<string, unknown> {
+  try {
+    const value = JSON.parse(text || "{}");
+    return value !== null && typeof value === "object" && !Array.isArray(value) ? value : {};
+  } catch {
+    return {};
+  }
+}
+
+function describeFailure(modelId: string, error: unknown): unknown {
+  if (error instanceof Anthropic.APIUserAbortError) return error;
+  if (error instanceof Anthropic.APIConnectionTimeoutError) {
+    return new ModelError("model_timeout", `The model ${modelId} did not answer in time`);
+  }
+  if (error instanceof Anthropic.AuthenticationError) {
+    return new ModelError("model_error", `The model ${modelId} rejected the API key (401): check ANTHROPIC_API_KEY`);
+  }
+  if (error instanceof Anthropic.APIError) {
+    const status = error.status === undefined ? "" : ` (${error.status})`;
+    return new ModelError("model_error", `The model ${modelId} failed${status}: ${error.message}`);
+  }
+  if (error instanceof SyntaxError) {
+    return new ModelError("model_error", `The model ${modelId} sent a malformed stream chunk`);
+  }
+  if (error instanceof Error && error.name === "AbortError") return error;
+  const detail = error instanceof Error ? error.message : String(error);
+  return new ModelError("model_error", `The model ${modelId} failed: ${detail}`);
+}

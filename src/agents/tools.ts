@@ -1,0 +1,70 @@
+// Agent tools for the registry (workspace scope): ask_<agent_name_slug> runs that platform agent, list_agents lists them.
+import { randomUUID } from "node:crypto";
+import type { AppContext } from "../context.ts";
+import type { Tool, ToolContext, ToolSource } from "../tools/registry.ts";
+import { listWorkspaceAgents, type PlatformAgent } from "./agent-store.ts";
+import { runtimeFor } from "./runtime.ts";
+
+/** `Support Bot #2` → `support_bot_2`. */
+export function agentSlug(name: string): string {
+  const slug = name
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .replace(/^_+|_+$/g, "");
+  return slug || "agent";
+}
+
+export function agentToolSource(ctx: AppContext): ToolSource {
+  return {
+    async list(toolContext: ToolContext): Promise<Tool[]> {
+      const workspaceId = toolContext.workspaceId;
+      if (!workspaceId) return [];
+      const agents = await listWorkspaceAgents(ctx.db, workspaceId);
+      return [listAgentsTool(agents), ...agents.map((agent) => askTool(ctx, agent))];
+    },
+  };
+}
+
+function listAgentsTool(agents: PlatformAgent[]): Tool {
+  return {
+    name: "list_agents",
+    description: "List the agents of this workspace, with the ask_<agent> tool that talks to each.",
+    inputSchema: { type: "object", properties: {} },
+    run: async () =>
+      agents.map((agent) => ({
+        id: agent.id,
+        name: agent.name,
+        description: agent.description,
+        status: agent.status,
+        model: agent.model,
+        tool: `ask_${agentSlug(agent.name)}`,
+      })),
+  };
+}
+
+function askTool(ctx: AppContext, agent: PlatformAgent): Tool {
+  return {
+    name: `ask_${agentSlug(agent.name)}`,
+    description: `Ask the agent "${agent.name}" and get its answer.${agent.description ? ` ${agent.description}` : ""} Pass the same session_id again to continue the conversation.`,
+    inputSchema: {
+      type: "object",
+      properties: {
+        message: { type: "string", minLength: 1, description: "What to ask the agent" },
+        session_id: {
+          type: "string",
+          minLength: 1,
+          description: "Conversation to continue (returned by earlier calls)",
+        },
+      },
+      required: ["message"],
+      additionalProperties: false,
+    },
+    run: async (args, toolContext) => {
+      const sessionId = typeof args.session_id === "string" ? args.session_id : randomUUID();
+      const response = await runtimeFor(ctx).ask(agent, String(args.message), sessionId, toolContext);
+      return { agent: agent.name, response, session_id: sessionId };
+    },
+  };
+}

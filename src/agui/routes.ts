@@ -1,0 +1,144 @@
+// POST /agui runs an agent for a thread and streams the run as server-sent events; GET /status says it is available.
+// Everything that can be refused (credentials, body, agent) is refused as JSON before the stream starts.
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { findAgent } from "../agents/agent-store.ts";
+import { ModelError } from "../agents/model.ts";
+import { type AgentSpec, RunError, runtimeFor } from "../agents/runtime.ts";
+import type { AppContext } from "../context.ts";
+import { HttpError, notFound, unauthorized } from "../http/errors.ts";
+import { loadMembership } from "../platform/access.ts";
+import { MESSAGES, type Principal } from "../platform/auth/principal.ts";
+import { SseRunWriter } from "./events.ts";
+import { parseRunInput } from "./request.ts";
+
+const SSE_HEADERS = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache",
+  "x-accel-buffering": "no",
+  connection: "keep-alive",
+};
+
+const query = z.object({
+  agent: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("Platform agent id (else forwardedProps.agentId, else the default agent)"),
+  dialect: z.enum(["seed", "ag-ui"]).optional().describe("Event names: seed lower-case or official UPPER_SNAKE"),
+});
+
+export async function aguiRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const runtime = runtimeFor(ctx);
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+
+  routes.get(
+    "/status",
+    {
+      schema: {
+        tags: ["agent-ui"],
+        summary: "Agent-UI availability",
+        security: [],
+        response: { 200: z.object({ status: z.literal("available") }) },
+      },
+    },
+    async () => ({ status: "available" as const }),
+  );
+
+  routes.post(
+    "/agui",
+    {
+      schema: {
+        tags: ["agent-ui"],
+        summary: "Run an agent for a thread, streamed as server-sent events (AG-UI)",
+        description:
+          "Body: the seed's `{threadId, runId, state:{messages}}` or the official RunAgentInput (snake_case accepted). " +
+          "A top-level `messages` array selects the official UPPER_SNAKE event names, otherwise the seed's lower-case ones.",
+        querystring: query,
+      },
+    },
+    async (request, reply) => {
+      const principal = await ctx.authenticator.authenticate(request.headers);
+      const input = parseRunInput(request.body, request.query.dialect);
+      const agent = await chooseAgent(request.query.agent ?? input.agentId, principal, request);
+
+      const controller = new AbortController();
+      const res = reply.raw;
+      reply.hijack();
+      res.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), ...SSE_HEADERS });
+      res.on("close", () => {
+        if (!res.writableEnded) controller.abort();
+      });
+      const writer = new SseRunWriter(
+        input.dialect,
+        (chunk) => {
+          if (!res.destroyed) res.write(chunk);
+        },
+        ctx.config.agent.keepAliveMs,
+      );
+      writer.runStarted({ threadId: input.threadId, runId: input.runId });
+      try {
+        await runtime.run({
+          agent,
+          scope: scopeOf(principal),
+          threadId: input.threadId,
+          messages: input.messages,
+          extraInstructions: input.extraInstructions,
+          clientTools: input.clientTools,
+          toolContext: { userId: principal?.user.id, workspaceId: principal?.apiKey?.workspaceId },
+          signal: controller.signal,
+          sink: writer,
+        });
+        writer.runFinished({ threadId: input.threadId, runId: input.runId });
+      } catch (error) {
+        if (!controller.signal.aborted) writer.runError(describeRunError(error, request));
+      } finally {
+        writer.close();
+        res.end();
+        // A hijacked reply skips the onResponse hook that logs every other request.
+        request.log.info(
+          { method: "POST", url: "/agui", statusCode: 200, ms: Math.round(reply.elapsedTime * 10) / 10 },
+          controller.signal.aborted ? "request (client went away)" : "request",
+        );
+      }
+    },
+  );
+
+  async function chooseAgent(
+    agentId: string | undefined,
+    principal: Principal | undefined,
+    request: FastifyRequest,
+  ): Promise<AgentSpec> {
+    if (agentId === undefined) {
+      if (!principal && !ctx.config.isDev) throw unauthorized(MESSAGES.missingHeader);
+      return runtime.defaultAgent();
+    }
+    if (!principal) throw unauthorized(MESSAGES.missingHeader);
+    const agent = await findAgent(ctx.db, agentId);
+    if (!agent) throw notFound("Agent");
+    // Another workspace's agent is as unknown to the caller as one that does not exist.
+    await loadMembership(ctx.db, principal, agent.workspace_id).catch((error: unknown) => {
+      if (error instanceof HttpError && error.statusCode === 403) throw notFound("Agent");
+      request.log.error({ message: error instanceof Error ? error.message : String(error) }, "membership check");
+      throw error;
+    });
+    return runtime.agentSpec(agent);
+  }
+}
+
+/** Threads of different callers never meet: an API key's workspace, a user, or anonymous (dev only). */
+function scopeOf(principal: Principal | undefined): string {
+  if (principal?.apiKey) return `ws:${principal.apiKey.workspaceId}`;
+  if (principal) return `user:${principal.user.id}`;
+  return "anon";
+}
+
+/** Errors that know their code (model, runtime) say what went wrong; anything else stays vague and is logged. */
+function describeRunError(error: unknown, request: FastifyRequest): { message: string; code: string } {
+  if (error instanceof ModelError || error instanceof RunError) {
+    return { message: error.message, code: error.code };
+  }
+  request.log.error({ message: error instanceof Error ? error.message : String(error) }, "agent run failed");
+  return { message: "The agent run failed", code: "internal_error" };
+}

@@ -1,0 +1,87 @@
+// The call server's Fastify app: status page, carrier webhook and the media-stream WebSocket.
+import fastifyWebsocket from "@fastify/websocket";
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+  LogController,
+} from "fastify";
+import { type BridgeSettings, CallBridge } from "./call-bridge.ts";
+import { STREAM_TOKEN_PARAMETER } from "./stream-token.ts";
+import { type FormParams, verifyTwilioSignature } from "./twilio-signature.ts";
+import { parseForm, statusPage, VALID_HOST, webhookDocument } from "./webhook.ts";
+
+export interface CallAppOptions {
+  bridge: Omit<BridgeSettings, "log">;
+  /** When set, webhook requests must carry a valid X-Twilio-Signature. */
+  twilioAuthToken: string | undefined;
+  /** The public origin (tunnel or PUBLIC_URL), read per request because the tunnel opens after listen. */
+  publicOrigin: () => string | undefined;
+  logger: FastifyServerOptions["logger"];
+}
+
+const firstValue = (header: string | string[] | undefined): string | undefined =>
+  (Array.isArray(header) ? header[0] : header)?.split(",")[0]?.trim() || undefined;
+
+export async function buildCallApp(options: CallAppOptions): Promise<FastifyInstance> {
+  // Per-request lines add nothing: each call logs its own start, end and faults.
+  const app = Fastify({ logger: options.logger, logController: new LogController({ disableRequestLogging: true }) });
+  const bridges = new Set<CallBridge>();
+
+  app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string" }, (_request, body, done) =>
+    done(null, parseForm(String(body))),
+  );
+  await app.register(fastifyWebsocket, {
+    options: { maxPayload: 1024 * 1024 },
+    // Calls still running when the server closes are hung up and their records finished before the database closes.
+    preClose: async () => {
+      for (const bridge of bridges) bridge.end("the call server is shutting down", 1001);
+      await Promise.all([...bridges].map((bridge) => bridge.finished));
+    },
+  });
+
+  app.get("/status", async (_request, reply) => reply.type("text/html; charset=utf-8").send(statusPage));
+
+  const webhook = async (request: FastifyRequest, reply: FastifyReply) => {
+    const origin = originOf(request, options.publicOrigin());
+    if (!origin) return reply.code(400).type("text/plain").send("Bad Host header");
+    const form: FormParams = request.method === "POST" && isForm(request.body) ? request.body : {};
+    if (options.twilioAuthToken) {
+      const signature = firstValue(request.headers["x-twilio-signature"]);
+      if (!verifyTwilioSignature(options.twilioAuthToken, origin.href + request.url.slice(1), form, signature)) {
+        request.log.warn("webhook refused: missing or invalid X-Twilio-Signature");
+        return reply.code(403).type("text/plain").send("Invalid X-Twilio-Signature");
+      }
+    }
+    const query = new URLSearchParams(request.url.split("?")[1] ?? "");
+    const callSid = form.CallSid?.[0] ?? query.get("CallSid") ?? "";
+    const token = options.bridge.tokens.issue(callSid);
+    return reply
+      .type("application/xml; charset=utf-8")
+      .send(webhookDocument(origin.host, token, STREAM_TOKEN_PARAMETER));
+  };
+  app.get("/", webhook);
+  app.post("/", webhook);
+
+  app.get("/media-stream", { websocket: true }, (socket, request) => {
+    const bridge = new CallBridge(socket, { ...options.bridge, log: request.log });
+    bridges.add(bridge);
+    void bridge.finished.then(() => bridges.delete(bridge));
+  });
+
+  return app;
+}
+
+function isForm(body: unknown): body is FormParams {
+  return typeof body === "object" && body !== null && !Array.isArray(body);
+}
+
+/** Where the carrier reached us: the public origin when there is one, else the forwarded or direct Host. */
+function originOf(request: FastifyRequest, publicOrigin: string | undefined): URL | undefined {
+  if (publicOrigin) return new URL("/", publicOrigin);
+  const host = firstValue(request.headers["x-forwarded-host"]) ?? request.headers.host;
+  if (!host || !VALID_HOST.test(host)) return undefined;
+  const proto = firstValue(request.headers["x-forwarded-proto"]) === "https" ? "https" : "http";
+  return new URL(`${proto}://${host}/`);
+}

@@ -1,0 +1,161 @@
+// One phone call: wires the carrier stream, the call session and the provider client together.
+// Each call owns all of its state, so concurrent calls cannot see each other.
+import type { FastifyBaseLogger } from "fastify";
+import type { WebSocket } from "ws";
+import type { Db } from "../db/index.ts";
+import type { ToolRegistry } from "../tools/registry.ts";
+import { CallRecord } from "./call-record.ts";
+import { CallSession } from "./call-session.ts";
+import { CarrierStream, type StreamStart } from "./carrier-codec.ts";
+import { FunctionCallRunner } from "./function-calls.ts";
+import { type FunctionCall, ProviderClient } from "./provider-client.ts";
+import type { Dialect, RealtimeToolDefinition } from "./session-config.ts";
+import { STREAM_TOKEN_PARAMETER, type StreamTokens } from "./stream-token.ts";
+
+export interface BridgeSettings {
+  providerUrl: string;
+  apiKey: string;
+  dialect: "auto" | Dialect;
+  /** Definitions sent in the session configuration (registry tools and end_call). */
+  toolDefinitions: RealtimeToolDefinition[];
+  registry: ToolRegistry;
+  db: Db;
+  tokens: StreamTokens;
+  log: FastifyBaseLogger;
+  /** How long a connected carrier may take to send `start` (default 10 s). */
+  startTimeoutMs?: number;
+  /** How long to wait for the provider's `session.created` when the dialect is detected from it (default 10 s). */
+  sessionCreatedTimeoutMs?: number;
+}
+
+/** How long end_call waits for the goodbye to finish playing before hanging up. */
+const GOODBYE_PLAY_TIMEOUT_MS = 5_000;
+const MALFORMED_LOG_LIMIT = 5;
+
+export class CallBridge {
+  readonly finished: Promise<void>;
+  private resolveFinished!: () => void;
+  private readonly carrier: CarrierStream;
+  private log: FastifyBaseLogger;
+  private session: CallSession | undefined;
+  private provider: ProviderClient | undefined;
+  private record: CallRecord | undefined;
+  private runner: FunctionCallRunner | undefined;
+  private readonly abort = new AbortController();
+  private readonly startTimer: NodeJS.Timeout;
+  private malformedCount = 0;
+  private ended = false;
+
+  constructor(
+    socket: WebSocket,
+    private readonly settings: BridgeSettings,
+  ) {
+    this.log = settings.log;
+    this.finished = new Promise((resolve) => {
+      this.resolveFinished = resolve;
+    });
+    this.carrier = new CarrierStream(socket, {
+      connected: () => {},
+      start: (start) => this.start(start),
+      media: (payload) => this.provider?.appendAudio(payload),
+      mark: (name) => this.session?.markAcknowledged(name),
+      dtmf: (digit) => this.log.debug({ digit }, "caller pressed a key"),
+      stop: () => this.end("the carrier stopped the stream"),
+      malformed: (reason) => this.malformed(reason),
+      closed: (code) => this.end(`the carrier closed the stream (code ${code})`),
+    });
+    this.startTimer = setTimeout(() => {
+      this.log.warn("media stream closed: no start frame");
+      this.end("no start frame", 1008);
+    }, settings.startTimeoutMs ?? 10_000);
+  }
+
+  /** Hangs up from our side (server shutdown, end_call); safe to call more than once. */
+  end(reason: string, carrierCloseCode = 1000): void {
+    if (this.ended) return;
+    this.ended = true;
+    clearTimeout(this.startTimer);
+    this.abort.abort();
+    this.provider?.close();
+    this.carrier.close(carrierCloseCode, carrierCloseCode === 1000 ? "call ended" : "call failed");
+    if (this.session) this.log.info({ reason }, "call ended");
+    const recordDone = this.record?.end() ?? Promise.resolve();
+    void recordDone.then(this.resolveFinished);
+  }
+
+  private start(start: StreamStart): void {
+    if (this.session || this.ended) {
+      this.malformed("a second start frame");
+      return;
+    }
+    clearTimeout(this.startTimer);
+    const token = start.customParameters[STREAM_TOKEN_PARAMETER];
+    if (!this.settings.tokens.verify(token, start.callSid)) {
+      this.log.warn("media stream refused: missing or invalid stream token");
+      this.end("unauthorized", 1008);
+      return;
+    }
+    const { settings } = this;
+    this.record = new CallRecord(settings.db, settings.log, start.callSid, start.streamSid);
+    this.log = settings.log.child({ callId: this.record.callId, callSid: start.callSid, streamSid: start.streamSid });
+    this.session = new CallSession(this.record.callId, start.streamSid, start.callSid);
+    this.carrier.useStreamSid(start.streamSid);
+    this.runner = new FunctionCallRunner(settings.registry, { signal: this.abort.signal });
+    this.log.info("call started");
+    this.provider = new ProviderClient(
+      {
+        url: settings.providerUrl,
+        apiKey: settings.apiKey,
+        dialect: settings.dialect,
+        tools: settings.toolDefinitions,
+        sessionCreatedTimeoutMs: settings.sessionCreatedTimeoutMs,
+      },
+      {
+        ready: (dialect) => this.log.info({ dialect }, "realtime session configured"),
+        audio: (itemId, delta) => this.playAudio(itemId, delta),
+        speechStarted: () => this.bargeIn(),
+        callerTranscript: (text) => this.record?.addTranscript("caller", text),
+        assistantTranscript: (text) => this.record?.addTranscript("assistant", text),
+        functionCallDone: (call) => this.runner?.start(call),
+        responseDone: (_responseId, calls) => void this.answerFunctionCalls(calls),
+        providerError: (message) => this.log.warn({ providerMessage: message }, "realtime provider reported an error"),
+        closed: (reason) => {
+          this.log.error(`realtime provider ${reason}`);
+          this.end(`realtime provider ${reason}`, 1011);
+        },
+      },
+    );
+  }
+
+  private playAudio(itemId: string, delta: string): void {
+    if (!this.session) return;
+    this.carrier.sendMediaAndMark(delta, this.session.audioSent(itemId, delta));
+  }
+
+  private bargeIn(): void {
+    const cut = this.session?.interrupt();
+    if (!cut) return;
+    this.carrier.sendClear();
+    this.provider?.truncate(cut.itemId, cut.audioEndMs);
+  }
+
+  private async answerFunctionCalls(calls: FunctionCall[]): Promise<void> {
+    if (calls.length === 0 || !this.runner) return;
+    const { outputs, hangUp } = await this.runner.finish(calls);
+    if (this.ended || !this.provider) return;
+    for (const { callId, output } of outputs) this.provider.sendFunctionOutput(callId, output);
+    if (!hangUp) {
+      this.provider.createResponse();
+      return;
+    }
+    this.log.info("the assistant ended the call");
+    await this.session?.waitUntilPlayed(GOODBYE_PLAY_TIMEOUT_MS);
+    this.end("the assistant ended the call");
+  }
+
+  private malformed(reason: string): void {
+    this.malformedCount++;
+    if (this.malformedCount <= MALFORMED_LOG_LIMIT) this.log.warn({ reason }, "skipped a malformed carrier frame");
+    else if (this.malformedCount === MALFORMED_LOG_LIMIT + 1) this.log.warn("further malformed frames are not logged");
+  }
+}

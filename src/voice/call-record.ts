@@ -1,0 +1,68 @@
+// What is kept of a call: its row in `calls` and both sides of the transcript in `call_transcripts`.
+// Writes run in order on one promise chain per call, off the audio path; a failed write is logged, never thrown.
+import type { FastifyBaseLogger } from "fastify";
+import type { Db } from "../db/index.ts";
+import { newId, now } from "../db/values.ts";
+
+export type Speaker = "caller" | "assistant";
+
+export class CallRecord {
+  readonly callId = newId();
+  private seq = 0;
+  private writes: Promise<void>;
+
+  constructor(
+    private readonly db: Db,
+    private readonly log: FastifyBaseLogger,
+    callSid: string,
+    streamSid: string,
+  ) {
+    this.writes = this.write("start the call record", () =>
+      this.db
+        .insertInto("calls")
+        .values({
+          id: this.callId,
+          call_sid: callSid || null,
+          stream_sid: streamSid,
+          started_at: now(),
+          ended_at: null,
+        })
+        .execute(),
+    );
+  }
+
+  addTranscript(speaker: Speaker, text: string): void {
+    const seq = ++this.seq;
+    const createdAt = now();
+    this.writes = this.writes.then(() =>
+      this.write("store a transcript line", () =>
+        this.db
+          .insertInto("call_transcripts")
+          .values({ id: newId(), call_id: this.callId, seq, speaker, text, created_at: createdAt })
+          .execute(),
+      ),
+    );
+  }
+
+  /** Marks the call ended; resolves once every write of this call is done. */
+  end(): Promise<void> {
+    const endedAt = now();
+    this.writes = this.writes.then(() =>
+      this.write("end the call record", () =>
+        this.db.updateTable("calls").set({ ended_at: endedAt }).where("id", "=", this.callId).execute(),
+      ),
+    );
+    return this.writes;
+  }
+
+  private async write(what: string, query: () => Promise<unknown>): Promise<void> {
+    try {
+      await query();
+    } catch (error) {
+      this.log.error(
+        { callId: this.callId, err: error instanceof Error ? error.message : String(error) },
+        `could not ${what}`,
+      );
+    }
+  }
+}

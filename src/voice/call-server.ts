@@ -1,0 +1,136 @@
+// startCallServer: the voice-call server from code (the `call` command uses it too).
+import type { FastifyServerOptions } from "fastify";
+import { type Config, loadConfig } from "../config.ts";
+import { openDatabase } from "../db/index.ts";
+import { migrateToLatest } from "../db/migrate.ts";
+import { type CustomTools, loadCustomTools } from "../tools/custom.ts";
+import { staticSource, ToolRegistry } from "../tools/registry.ts";
+import { buildCallApp } from "./app.ts";
+import { END_CALL, endCallDefinition, realtimeDefinition } from "./function-calls.ts";
+import { StreamTokens } from "./stream-token.ts";
+import { openTunnel, type Tunnel } from "./tunnel.ts";
+
+export interface CallServerOptions {
+  /** 0 picks a free port. */
+  port: number;
+  usePublic: boolean;
+  /** Interface to bind; defaults to HOST (127.0.0.1). */
+  host?: string;
+  /** A tools file (or directory) to load instead of looking for tools.ts/.js/.mjs/.py in the working directory. */
+  toolsPath?: string;
+  /** Where to look for the tools file (default process.cwd()). */
+  cwd?: string;
+  config?: Config;
+  /** Tools to offer instead of loading a tools file, for code that builds its own registry. */
+  registry?: ToolRegistry;
+  /** Waits before giving up on a silent peer: the carrier's `start`, the provider's `session.created` (10 s each). */
+  timeouts?: { startMs?: number; sessionCreatedMs?: number };
+  /** Fastify logger option; defaults to LOG_LEVEL on stdout. */
+  logger?: FastifyServerOptions["logger"];
+}
+
+export interface CallServer {
+  /** Local address, e.g. http://127.0.0.1:8090 */
+  url: string;
+  /** The tunnel's public address in public mode. */
+  publicUrl?: string;
+  /** The tools file loaded, if any. */
+  toolsFile?: string;
+  /** Names of the tools offered to the model, end_call first. */
+  toolNames: string[];
+  close(): Promise<void>;
+}
+
+/** A start-up problem the user can fix; its message is one line. */
+export class CallServerError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "CallServerError";
+  }
+}
+
+export async function startCallServer(options: CallServerOptions): Promise<CallServer> {
+  const config = options.config ?? loadConfig();
+  const { voice } = config;
+  if (!voice.vendorApiKey) {
+    throw new CallServerError("VENDOR_API_KEY is not set: the call server needs the realtime provider's API key.");
+  }
+  if (options.usePublic && !voice.tunnelAuthToken) {
+    throw new CallServerError("Public mode needs TUNNEL_AUTH_TOKEN (an ngrok authtoken) to open the tunnel.");
+  }
+
+  // A tools file that does not load stops the start (ToolsFileError names the file and line).
+  let custom: CustomTools | undefined;
+  let registry = options.registry;
+  if (!registry) {
+    custom = await loadCustomTools({ cwd: options.cwd, path: options.toolsPath });
+    registry = new ToolRegistry().addSource(staticSource(custom.tools));
+  }
+  const customTools = await registry.list();
+  const toolDefinitions = [
+    endCallDefinition,
+    ...customTools.filter((tool) => tool.name !== END_CALL).map(realtimeDefinition),
+  ];
+
+  let database: ReturnType<typeof openDatabase>;
+  try {
+    database = openDatabase(config.databaseUrl);
+  } catch (error) {
+    await custom?.close();
+    throw error;
+  }
+  let tunnel: Tunnel | undefined;
+  const app = await buildCallApp({
+    bridge: {
+      providerUrl: voice.realtimeUrl,
+      apiKey: voice.vendorApiKey,
+      dialect: voice.realtimeDialect,
+      toolDefinitions,
+      registry,
+      db: database.db,
+      tokens: new StreamTokens(),
+      startTimeoutMs: options.timeouts?.startMs,
+      sessionCreatedTimeoutMs: options.timeouts?.sessionCreatedMs,
+    },
+    twilioAuthToken: voice.twilioAuthToken,
+    publicOrigin: () => tunnel?.url ?? voice.publicUrl,
+    logger: options.logger ?? { level: config.logLevel },
+  });
+  app.addHook("onClose", async () => {
+    await tunnel?.close().catch(() => {});
+    await custom?.close();
+    await database.close();
+  });
+
+  try {
+    await migrateToLatest(database.db);
+    const host = options.host ?? config.host;
+    // Fastify's own "Server listening" line is held back: the caller reports the URL it gets back, once.
+    const level = app.log.level;
+    app.log.level = "warn";
+    try {
+      await app.listen({ port: options.port, host });
+    } finally {
+      app.log.level = level;
+    }
+    const address = app.server.address();
+    const port = typeof address === "object" && address ? address.port : options.port;
+    const urlHost = host.includes(":") ? `[${host}]` : host;
+    if (options.usePublic) tunnel = await openTunnel(`127.0.0.1:${port}`, voice.tunnelAuthToken!);
+    if ((tunnel || voice.publicUrl) && !voice.twilioAuthToken) {
+      app.log.warn(
+        "the webhook is public and TWILIO_AUTH_TOKEN is not set: requests are not checked for Twilio's signature",
+      );
+    }
+    return {
+      url: `http://${urlHost}:${port}`,
+      publicUrl: tunnel?.url,
+      toolsFile: custom?.file,
+      toolNames: toolDefinitions.map((definition) => definition.name),
+      close: () => app.close(),
+    };
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
+}

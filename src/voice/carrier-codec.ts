@@ -1,0 +1,175 @@
+// Carrier stage: Twilio Media Streams JSON frames in and out of one WebSocket, as typed events.
+// Frames are checked by hand rather than by a schema library: the media frame is the hot path (50 per second per call).
+import type { Socket } from "node:net";
+import type { RawData, WebSocket } from "ws";
+
+export interface StreamStart {
+  streamSid: string;
+  callSid: string;
+  customParameters: Record<string, string>;
+}
+
+export interface CarrierEvents {
+  connected(): void;
+  start(start: StreamStart): void;
+  /** Base64 μ-law 8 kHz, passed through untouched. */
+  media(payload: string): void;
+  mark(name: string): void;
+  dtmf(digit: string): void;
+  stop(): void;
+  malformed(reason: string): void;
+  closed(code: number): void;
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+export type CarrierFrame =
+  | { event: "connected" }
+  | { event: "start"; start: StreamStart }
+  | { event: "media"; payload: string }
+  | { event: "mark"; name: string }
+  | { event: "dtmf"; digit: string }
+  | { event: "stop" }
+  | { event: "malformed"; reason: string };
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+export function parseCarrierFrame(text: string): CarrierFrame {
+  let frame: unknown;
+  try {
+    frame = JSON.parse(text);
+  } catch {
+    return { event: "malformed", reason: "not JSON" };
+  }
+  if (!isRecord(frame) || typeof frame.event !== "string") return { event: "malformed", reason: "no event name" };
+  switch (frame.event) {
+    case "media": {
+      const payload = isRecord(frame.media) ? frame.media.payload : undefined;
+      if (typeof payload !== "string" || payload.length % 4 !== 0 || !BASE64.test(payload)) {
+        return { event: "malformed", reason: "media without a base64 payload" };
+      }
+      return { event: "media", payload };
+    }
+    case "mark": {
+      const name = isRecord(frame.mark) ? frame.mark.name : undefined;
+      return typeof name === "string" ? { event: "mark", name } : { event: "malformed", reason: "mark without a name" };
+    }
+    case "start":
+      return parseStart(frame.start);
+    case "dtmf": {
+      const digit = isRecord(frame.dtmf) ? frame.dtmf.digit : undefined;
+      return typeof digit === "string"
+        ? { event: "dtmf", digit }
+        : { event: "malformed", reason: "dtmf without a digit" };
+    }
+    case "connected":
+      return { event: "connected" };
+    case "stop":
+      return { event: "stop" };
+    default:
+      return { event: "malformed", reason: `unknown event ${JSON.stringify(frame.event).slice(0, 40)}` };
+  }
+}
+
+function parseStart(start: unknown): CarrierFrame {
+  if (!isRecord(start) || typeof start.streamSid !== "string" || start.streamSid === "") {
+    return { event: "malformed", reason: "start without a streamSid" };
+  }
+  const customParameters: Record<string, string> = {};
+  if (isRecord(start.customParameters)) {
+    for (const [name, value] of Object.entries(start.customParameters)) {
+      if (typeof value === "string") customParameters[name] = value;
+    }
+  }
+  const callSid = typeof start.callSid === "string" ? start.callSid : "";
+  return { event: "start", start: { streamSid: start.streamSid, callSid, customParameters } };
+}
+
+/** One carrier connection: decodes its frames into events and encodes what the bridge sends back. */
+export class CarrierStream {
+  private streamSidJson = '""';
+
+  constructor(
+    private readonly socket: WebSocket,
+    private readonly events: CarrierEvents,
+  ) {
+    socket.on("message", (data: RawData, isBinary: boolean) => this.receive(data, isBinary));
+    socket.on("close", (code: number) => events.closed(code));
+    // An abrupt disconnect surfaces as an error followed by close; close does the teardown.
+    socket.on("error", () => {});
+  }
+
+  get isOpen(): boolean {
+    return this.socket.readyState === this.socket.OPEN;
+  }
+
+  /** Every frame we send carries the stream sid learned from `start`. */
+  useStreamSid(streamSid: string): void {
+    this.streamSidJson = JSON.stringify(streamSid);
+  }
+
+  sendMedia(payload: string): void {
+    // The payload came from JSON.parse of the provider's frame; JSON.stringify keeps it safe to splice.
+    this.send(`{"event":"media","streamSid":${this.streamSidJson},"media":{"payload":${JSON.stringify(payload)}}}`);
+  }
+
+  /** An audio chunk and the mark after it, written to the network together (one write instead of two). */
+  sendMediaAndMark(payload: string, markName: string): void {
+    // ws has no public cork: its own frames cork the underlying socket the same way, and nested corks are counted.
+    const raw = (this.socket as unknown as { _socket?: Socket | null })._socket;
+    raw?.cork();
+    this.sendMedia(payload);
+    this.sendMark(markName);
+    raw?.uncork();
+  }
+
+  sendMark(name: string): void {
+    this.send(`{"event":"mark","streamSid":${this.streamSidJson},"mark":{"name":${JSON.stringify(name)}}}`);
+  }
+
+  sendClear(): void {
+    this.send(`{"event":"clear","streamSid":${this.streamSidJson}}`);
+  }
+
+  close(code: number, reason: string): void {
+    if (this.socket.readyState === this.socket.OPEN || this.socket.readyState === this.socket.CONNECTING) {
+      this.socket.close(code, reason);
+    }
+  }
+
+  private send(text: string): void {
+    if (this.socket.readyState === this.socket.OPEN) this.socket.send(text);
+  }
+
+  private receive(data: RawData, isBinary: boolean): void {
+    if (isBinary) {
+      this.events.malformed("binary frame");
+      return;
+    }
+    const frame = parseCarrierFrame(data.toString());
+    switch (frame.event) {
+      case "media":
+        this.events.media(frame.payload);
+        break;
+      case "mark":
+        this.events.mark(frame.name);
+        break;
+      case "start":
+        this.events.start(frame.start);
+        break;
+      case "dtmf":
+        this.events.dtmf(frame.digit);
+        break;
+      case "connected":
+        this.events.connected();
+        break;
+      case "stop":
+        this.events.stop();
+        break;
+      case "malformed":
+        this.events.malformed(frame.reason);
+        break;
+    }
+  }
+}

@@ -1,0 +1,212 @@
+// Provider stage: one WebSocket to the realtime speech provider, speaking the GA or the beta dialect.
+// Incoming events of both dialects are folded into one set of typed events; audio is passed through as base64.
+import WebSocket, { type RawData } from "ws";
+import {
+  type Dialect,
+  dialectOfSession,
+  type RealtimeToolDefinition,
+  sessionUpdate,
+  transcriptionUpdate,
+} from "./session-config.ts";
+
+export interface FunctionCall {
+  callId: string;
+  name: string;
+  /** JSON text as the model wrote it; may be invalid. */
+  arguments: string;
+}
+
+export interface ProviderEvents {
+  /** The session configuration has been sent; audio now flows. */
+  ready(dialect: Dialect): void;
+  audio(itemId: string, delta: string): void;
+  speechStarted(): void;
+  callerTranscript(text: string): void;
+  assistantTranscript(text: string): void;
+  functionCallDone(call: FunctionCall, responseId: string): void;
+  responseDone(responseId: string, calls: FunctionCall[]): void;
+  /** An `error` event: the provider reports a problem but keeps the session. */
+  providerError(message: string): void;
+  /** The connection failed or the provider closed it (never called after our own close()). */
+  closed(reason: string): void;
+}
+
+export interface ProviderOptions {
+  url: string;
+  apiKey: string;
+  dialect: "auto" | Dialect;
+  tools: RealtimeToolDefinition[];
+  /** How long to wait for `session.created` when the dialect is detected from it. */
+  sessionCreatedTimeoutMs?: number;
+}
+
+/** Audio kept while the provider session is being set up: 10 s of 20 ms frames. */
+const MAX_PENDING_FRAMES = 500;
+
+type ProviderMessage = Record<string, unknown> & { type?: unknown };
+
+const text = (value: unknown): string => (typeof value === "string" ? value : "");
+
+export class ProviderClient {
+  private readonly socket: WebSocket;
+  private dialect: Dialect | undefined;
+  private pendingAudio: string[] = [];
+  private droppedFrames = 0;
+  private failure: string | undefined;
+  private closedByUs = false;
+  private sessionTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly options: ProviderOptions,
+    private readonly events: ProviderEvents,
+  ) {
+    const headers: Record<string, string> = { Authorization: `Bearer ${options.apiKey}` };
+    if (options.dialect === "beta") headers["OpenAI-Beta"] = "realtime=v1";
+    this.socket = new WebSocket(options.url, { headers, perMessageDeflate: false, handshakeTimeout: 10_000 });
+    this.socket.on("open", () => this.opened());
+    this.socket.on("message", (data: RawData) => this.receive(data));
+    this.socket.on("unexpected-response", (_request, response) => {
+      this.failure = `refused the connection (HTTP ${response.statusCode})`;
+      response.resume();
+      this.socket.terminate();
+    });
+    this.socket.on("error", (error: Error) => {
+      this.failure ??= `connection failed (${error.message})`;
+    });
+    this.socket.on("close", (code: number) => {
+      clearTimeout(this.sessionTimer);
+      if (!this.closedByUs) this.events.closed(this.failure ?? `closed the connection (code ${code})`);
+    });
+  }
+
+  get frameDrops(): number {
+    return this.droppedFrames;
+  }
+
+  appendAudio(payload: string): void {
+    if (this.dialect === undefined) {
+      if (this.pendingAudio.length >= MAX_PENDING_FRAMES) {
+        this.pendingAudio.shift();
+        this.droppedFrames++;
+      }
+      this.pendingAudio.push(payload);
+      return;
+    }
+    // The carrier codec only lets base64 through, so the payload needs no escaping.
+    this.send(`{"type":"input_audio_buffer.append","audio":"${payload}"}`);
+  }
+
+  truncate(itemId: string, audioEndMs: number): void {
+    this.sendJson({ type: "conversation.item.truncate", item_id: itemId, content_index: 0, audio_end_ms: audioEndMs });
+  }
+
+  sendFunctionOutput(callId: string, output: string): void {
+    this.sendJson({
+      type: "conversation.item.create",
+      item: { type: "function_call_output", call_id: callId, output },
+    });
+  }
+
+  createResponse(): void {
+    this.sendJson({ type: "response.create" });
+  }
+
+  close(): void {
+    this.closedByUs = true;
+    clearTimeout(this.sessionTimer);
+    if (this.socket.readyState === WebSocket.OPEN) this.socket.close(1000, "call ended");
+    else if (this.socket.readyState === WebSocket.CONNECTING) this.socket.terminate();
+  }
+
+  private opened(): void {
+    if (this.options.dialect !== "auto") {
+      this.configure(this.options.dialect);
+      return;
+    }
+    this.sessionTimer = setTimeout(() => {
+      this.failure = "sent no session.created";
+      this.socket.close(1002, "no session.created");
+    }, this.options.sessionCreatedTimeoutMs ?? 10_000);
+  }
+
+  private configure(dialect: Dialect): void {
+    clearTimeout(this.sessionTimer);
+    this.dialect = dialect;
+    this.sendJson(sessionUpdate(dialect, this.options.tools));
+    this.sendJson(transcriptionUpdate(dialect));
+    const pending = this.pendingAudio;
+    this.pendingAudio = [];
+    for (const payload of pending) this.appendAudio(payload);
+    this.events.ready(dialect);
+  }
+
+  private send(message: string): void {
+    if (this.socket.readyState === WebSocket.OPEN) this.socket.send(message);
+  }
+
+  private sendJson(message: Record<string, unknown>): void {
+    this.send(JSON.stringify(message));
+  }
+
+  private receive(data: RawData): void {
+    let message: ProviderMessage;
+    try {
+      const parsed: unknown = JSON.parse(data.toString());
+      if (typeof parsed !== "object" || parsed === null) return;
+      message = parsed as ProviderMessage;
+    } catch {
+      return;
+    }
+    switch (message.type) {
+      case "response.output_audio.delta":
+      case "response.audio.delta":
+        if (typeof message.delta === "string") this.events.audio(text(message.item_id), message.delta);
+        return;
+      case "input_audio_buffer.speech_started":
+        this.events.speechStarted();
+        return;
+      case "session.created":
+        if (this.dialect === undefined && this.options.dialect === "auto") {
+          this.configure(dialectOfSession(message.session));
+        }
+        return;
+      case "conversation.item.input_audio_transcription.completed":
+        if (text(message.transcript)) this.events.callerTranscript(text(message.transcript));
+        return;
+      case "response.output_audio_transcript.done":
+      case "response.audio_transcript.done":
+        if (text(message.transcript)) this.events.assistantTranscript(text(message.transcript));
+        return;
+      case "response.output_item.done": {
+        const call = functionCallOf(message.item);
+        if (call) this.events.functionCallDone(call, responseIdOf(message.response_id));
+        return;
+      }
+      case "response.done": {
+        const response = (message.response ?? {}) as Record<string, unknown>;
+        const output = Array.isArray(response.output) ? response.output : [];
+        const calls = output.map(functionCallOf).filter((call): call is FunctionCall => call !== undefined);
+        this.events.responseDone(responseIdOf(response.id), calls);
+        return;
+      }
+      case "error": {
+        const error = (message.error ?? {}) as Record<string, unknown>;
+        this.events.providerError(text(error.message) || "unknown error");
+        return;
+      }
+    }
+  }
+}
+
+function responseIdOf(value: unknown): string {
+  return typeof value === "string" ? value : "";
+}
+
+function functionCallOf(item: unknown): FunctionCall | undefined {
+  if (typeof item !== "object" || item === null) return undefined;
+  const fields = item as Record<string, unknown>;
+  if (fields.type !== "function_call" || typeof fields.call_id !== "string" || typeof fields.name !== "string") {
+    return undefined;
+  }
+  return { callId: fields.call_id, name: fields.name, arguments: text(fields.arguments) };
+}

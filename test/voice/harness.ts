@@ -1,0 +1,80 @@
+// Starts the real call server against a provider double and a throwaway database, and captures its log lines.
+import { loadConfig } from "../../src/config.ts";
+import { type DatabaseHandle, type Dialect, openDatabase } from "../../src/db/index.ts";
+import { staticSource, type Tool, ToolRegistry } from "../../src/tools/registry.ts";
+import { type CallServer, startCallServer } from "../../src/voice/index.ts";
+import { createTestDatabase } from "../helpers/databases.ts";
+import {
+  type ProviderDialect,
+  type ProviderDoubleOptions,
+  RealtimeProviderDouble,
+} from "./doubles/realtime-provider.ts";
+
+export interface HarnessOptions extends Partial<ProviderDoubleOptions> {
+  /** VENDOR_REALTIME_DIALECT (default auto). */
+  configuredDialect?: "auto" | "ga" | "beta";
+  tools?: Tool[];
+  registry?: ToolRegistry;
+  /** Load the tools file from here (the server's own loader) instead of `tools`/`registry`. */
+  toolsPath?: string;
+  database?: Dialect;
+  env?: Record<string, string>;
+  timeouts?: { startMs?: number; sessionCreatedMs?: number };
+}
+
+export interface Harness {
+  server: CallServer;
+  provider: RealtimeProviderDouble;
+  /** A second handle on the server's database, to read what it stored. */
+  database: DatabaseHandle;
+  logs: string[];
+  close(): Promise<void>;
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const dialect: ProviderDialect = options.dialect ?? "ga";
+  const provider = await RealtimeProviderDouble.start({ ...options, dialect });
+  const testDatabase = await createTestDatabase(options.database ?? "sqlite");
+  const config = loadConfig({
+    VENDOR_API_KEY: "test-vendor-key",
+    VENDOR_REALTIME_URL: provider.url,
+    VENDOR_REALTIME_DIALECT: options.configuredDialect ?? "auto",
+    DATABASE_URL: testDatabase.url,
+    ...options.env,
+  });
+  const logs: string[] = [];
+  const registry =
+    options.toolsPath === undefined
+      ? (options.registry ?? new ToolRegistry().addSource(staticSource(options.tools ?? [])))
+      : undefined;
+  const server = await startCallServer({
+    port: 0,
+    usePublic: false,
+    config,
+    registry,
+    toolsPath: options.toolsPath,
+    timeouts: options.timeouts,
+    logger: { level: "info", stream: { write: (line: string) => void logs.push(line) } },
+  });
+  const database = openDatabase(testDatabase.url);
+  return {
+    server,
+    provider,
+    database,
+    logs,
+    close: async () => {
+      await server.close();
+      await provider.close();
+      await database.close();
+      await testDatabase.drop();
+    },
+  };
+}
+
+export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`condition not met in ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
