@@ -1,11 +1,13 @@
-// The baseline: a hand-written JSON-RPC echo on node:http, no SDK, no framework, with the same framing as ours:
-// POST /mcp answers in the body; GET /sse + POST /messages/?session_id= answer 202 and reply on the stream.
-import { randomUUID } from "node:crypto";
-import http, { type ServerResponse } from "node:http";
+// The baseline: a hand-written JSON-RPC echo on node:http, no SDK, no framework, with the same bytes on the wire as
+// ours: POST /mcp answers in the body; GET /sse writes its head and frames straight on the socket (body ended by the
+// connection), and POST /messages/?session_id= answers 202 with the reply on that stream.
+import { randomBytes } from "node:crypto";
+import http from "node:http";
+import type { Socket } from "node:net";
 import v8 from "node:v8";
 import { runInNewContext } from "node:vm";
 
-const streams = new Map<string, ServerResponse>();
+const streams = new Map<string, Socket>();
 
 function answer(body: string): string {
   const message = JSON.parse(body);
@@ -15,11 +17,15 @@ function answer(body: string): string {
 
 const server = http.createServer((request, response) => {
   if (request.method === "GET" && request.url === "/sse") {
-    const sessionId = randomUUID().replaceAll("-", "");
-    response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-    response.write(`event: endpoint\ndata: /messages/?session_id=${sessionId}\n\n`);
-    streams.set(sessionId, response);
-    response.once("close", () => streams.delete(sessionId));
+    const sessionId = randomBytes(16).toString("hex");
+    const socket = response.socket as Socket;
+    socket.setNoDelay(true);
+    socket.write(
+      "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n" +
+        `event: endpoint\ndata: /messages/?session_id=${sessionId}\n\n`,
+    );
+    streams.set(sessionId, socket);
+    socket.once("close", () => streams.delete(sessionId));
     return;
   }
   let body = "";
