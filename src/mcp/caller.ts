@@ -1,5 +1,5 @@
 // Who is calling the tool protocol, and whether the request may reach it at all (DNS-rebinding guard).
-import type { IncomingHttpHeaders } from "node:http";
+import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { AppContext } from "../context.ts";
 import { forbidden, unauthorized } from "../http/errors.ts";
@@ -28,6 +28,41 @@ export async function resolveCaller(ctx: AppContext, headers: IncomingHttpHeader
     ? { userId: principal.user.id, workspaceId: principal.apiKey.workspaceId }
     : { userId: principal.user.id };
 }
+
+/**
+ * The caller of one HTTP request, whose `signal` aborts if the client goes away before the answer is sent. The
+ * controller is made only when a tool reads the signal, so calls that never look at it pay nothing.
+ */
+class RequestCaller implements ToolContext {
+  readonly workspaceId?: string;
+  readonly userId?: string;
+  private controller?: AbortController;
+
+  constructor(
+    caller: ToolContext,
+    private readonly response: ServerResponse,
+  ) {
+    if (caller.workspaceId !== undefined) this.workspaceId = caller.workspaceId;
+    if (caller.userId !== undefined) this.userId = caller.userId;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      const controller = new AbortController();
+      const response = this.response;
+      const abortIfUnanswered = () => {
+        if (!response.writableFinished) controller.abort();
+      };
+      if (response.destroyed) abortIfUnanswered();
+      else response.once("close", abortIfUnanswered);
+      this.controller = controller;
+    }
+    return this.controller.signal;
+  }
+}
+
+export const abortOnDisconnect = (caller: ToolContext, response: ServerResponse): ToolContext =>
+  new RequestCaller(caller, response);
 
 export function isLoopbackName(hostname: string): boolean {
   const name = hostname.toLowerCase();

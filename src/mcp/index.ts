@@ -2,7 +2,7 @@
 // Paths sit at the root: /sse, /messages/, /mcp.
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AppContext } from "../context.ts";
-import { checkLoopbackRequest, isLoopbackAddress, resolveCaller } from "./caller.ts";
+import { abortOnDisconnect, checkLoopbackRequest, isLoopbackAddress, resolveCaller } from "./caller.ts";
 import { answerDirectPost } from "./direct-post.ts";
 import { McpDispatcher, type ServerInfo } from "./dispatcher.ts";
 import { MESSAGES_PATH, SseSessions } from "./sse.ts";
@@ -48,7 +48,8 @@ export async function mcpRoutes(scope: FastifyInstance, ctx: AppContext, options
     const sessionId = request.query.session_id ?? request.query.sessionId;
     const body = (request.body as string | undefined) ?? "";
     if (sessionId === undefined) {
-      return answerDirectPost(dispatcher, body, await resolveCaller(ctx, request.headers), reply);
+      const caller = abortOnDisconnect(await resolveCaller(ctx, request.headers), reply.raw);
+      return answerDirectPost(dispatcher, body, caller, reply);
     }
     const lookup = sessions.check(sessionId);
     if (!lookup.found) return reply.code(lookup.status).send({ detail: lookup.detail });

@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { AppContext } from "../context.ts";
-import { resolveCaller } from "./caller.ts";
+import { abortOnDisconnect, resolveCaller } from "./caller.ts";
 import type { McpDispatcher } from "./dispatcher.ts";
 
 export const STREAMABLE_HTTP_PATH = "/mcp";
@@ -17,7 +17,7 @@ function wantsEventStream(accept: string | undefined): boolean {
 
 export function streamableHttpRoutes(scope: FastifyInstance, ctx: AppContext, dispatcher: McpDispatcher): void {
   scope.post(STREAMABLE_HTTP_PATH, async (request, reply) => {
-    const caller = await resolveCaller(ctx, request.headers);
+    const caller = abortOnDisconnect(await resolveCaller(ctx, request.headers), reply.raw);
     const outcome = await dispatcher.dispatchText((request.body as string | undefined) ?? "", caller);
     if (outcome.response === undefined) return reply.code(202).send();
     if (outcome.method === "initialize") reply.header("mcp-session-id", randomUUID().replaceAll("-", ""));
