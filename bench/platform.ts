@@ -1,6 +1,7 @@
 // npm run bench -- platform
 // With 1,000 issues in a workspace: GET the issues list (limit 50, bearer auth) under 64 connections, beside a bare
-// Fastify route serving the same 50 issues from memory; then GET /auth/me p99 while 8 logins run at once.
+// Fastify route serving the same 50 issues from memory; the same list while a writer keeps changing issues (so the
+// page cache keeps expiring); then GET /auth/me p99 while 8 logins run at once.
 // On SQLite always, and on PostgreSQL when TEST_DATABASE_URL (or BENCH_DATABASE_URL) names a server.
 import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -63,6 +64,19 @@ async function benchDialect(dialect: "sqlite" | "postgres") {
     const baseline = await load({ url: `${bare.url}/issues`, connections: CONNECTIONS, duration: DURATION_S });
     await bare.stop();
 
+    // The same list while issues keep changing: a writer updates one issue back to back, so cached pages keep expiring.
+    let writing = true;
+    let writes = 0;
+    const writer = (async () => {
+      for (let n = 0; writing; n++) {
+        await json(`${listUrl.split("?")[0]}${issues[n % issues.length].id}`, "PATCH", { title: `Edited ${n}` }, token);
+        writes += 1;
+      }
+    })();
+    const churned = await load({ url: listUrl, headers, connections: CONNECTIONS, duration: DURATION_S });
+    writing = false;
+    await writer;
+
     // /auth/me while 8 logins (bcrypt cost 12) run back to back.
     const loginBody = JSON.stringify({ email, password });
     const loginUrl = `${server.url}/api/v1/auth/login`;
@@ -86,6 +100,10 @@ async function benchDialect(dialect: "sqlite" | "postgres") {
       `bare Fastify     ${fmt(baseline.requestsPerSecond, 0).padStart(7)} req/s  p50 ${baseline.p50} ms  p99 ${baseline.p99} ms`,
     );
     console.log(`ratio            ${fmt(ratio, 3)} of the bare route (target ≥ 0.5 on SQLite)`);
+    console.log(
+      `while issues change ${fmt(churned.requestsPerSecond, 0).padStart(7)} req/s  p50 ${churned.p50} ms  p99 ${churned.p99} ms  ` +
+        `(${fmt(writes / DURATION_S, 0)} writes/s; ratio ${fmt(churned.requestsPerSecond / baseline.requestsPerSecond, 3)})`,
+    );
     console.log(
       `GET /auth/me during 8 concurrent logins: p50 ${meResult.p50} ms  p99 ${meResult.p99} ms (target < 50 ms); ` +
         `${fmt(loginResult.requestsPerSecond)} logins/s, ${fmt(meResult.requestsPerSecond, 0)} me/s, errors ${loginResult.errors + loginResult.non2xx + meResult.errors + meResult.non2xx}`,

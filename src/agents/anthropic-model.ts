@@ -7,8 +7,8 @@ import type {
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import {
   type ChatMessage,
+  describeSdkFailure,
   type ModelClient,
-  ModelError,
   type ModelEvent,
   type ModelRequest,
   type Usage,
@@ -48,7 +48,7 @@ export class AnthropicModel implements ModelClient {
         { signal: request.signal },
       )
       .catch((error: unknown) => {
-        throw describeFailure(this.id, error);
+        throw describeSdkFailure(Anthropic, "ANTHROPIC_API_KEY", this.id, error);
       });
 
     yield { type: "open" };
@@ -83,7 +83,7 @@ export class AnthropicModel implements ModelClient {
         }
       }
     } catch (error) {
-      throw describeFailure(this.id, error);
+      throw describeSdkFailure(Anthropic, "ANTHROPIC_API_KEY", this.id, error);
     }
     yield { type: "finish", reason: finishReason, usage };
   }
@@ -129,24 +129,4 @@ function parseArguments(text: string): Record<string, unknown> {
   } catch {
     return {};
   }
-}
-
-function describeFailure(modelId: string, error: unknown): unknown {
-  if (error instanceof Anthropic.APIUserAbortError) return error;
-  if (error instanceof Anthropic.APIConnectionTimeoutError) {
-    return new ModelError("model_timeout", `The model ${modelId} did not answer in time`);
-  }
-  if (error instanceof Anthropic.AuthenticationError) {
-    return new ModelError("model_error", `The model ${modelId} rejected the API key (401): check ANTHROPIC_API_KEY`);
-  }
-  if (error instanceof Anthropic.APIError) {
-    const status = error.status === undefined ? "" : ` (${error.status})`;
-    return new ModelError("model_error", `The model ${modelId} failed${status}: ${error.message}`);
-  }
-  if (error instanceof SyntaxError) {
-    return new ModelError("model_error", `The model ${modelId} sent a malformed stream chunk`);
-  }
-  if (error instanceof Error && error.name === "AbortError") return error;
-  const detail = error instanceof Error ? error.message : String(error);
-  return new ModelError("model_error", `The model ${modelId} failed: ${detail}`);
 }

@@ -4,8 +4,8 @@ import OpenAI from "openai";
 import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import {
   type ChatMessage,
+  describeSdkFailure,
   type ModelClient,
-  ModelError,
   type ModelEvent,
   type ModelRequest,
   type Usage,
@@ -47,7 +47,7 @@ export class OpenAIChatModel implements ModelClient {
         { signal: request.signal },
       )
       .catch((error: unknown) => {
-        throw describeFailure(this.id, error);
+        throw describeSdkFailure(OpenAI, "OPENAI_API_KEY", this.id, error);
       });
 
     yield { type: "open" };
@@ -79,7 +79,7 @@ export class OpenAIChatModel implements ModelClient {
         }
       }
     } catch (error) {
-      throw describeFailure(this.id, error);
+      throw describeSdkFailure(OpenAI, "OPENAI_API_KEY", this.id, error);
     }
     yield { type: "finish", reason: finishReason, usage };
   }
@@ -114,25 +114,4 @@ function toOpenAIMessages(system: string, messages: ChatMessage[]): ChatCompleti
     }
   }
   return out;
-}
-
-/** SDK errors carry the provider's message; ours names the model and never the key. */
-function describeFailure(modelId: string, error: unknown): unknown {
-  if (error instanceof OpenAI.APIUserAbortError) return error;
-  if (error instanceof OpenAI.APIConnectionTimeoutError) {
-    return new ModelError("model_timeout", `The model ${modelId} did not answer in time`);
-  }
-  if (error instanceof OpenAI.AuthenticationError) {
-    return new ModelError("model_error", `The model ${modelId} rejected the API key (401): check OPENAI_API_KEY`);
-  }
-  if (error instanceof OpenAI.APIError) {
-    const status = error.status === undefined ? "" : ` (${error.status})`;
-    return new ModelError("model_error", `The model ${modelId} failed${status}: ${error.message}`);
-  }
-  if (error instanceof SyntaxError) {
-    return new ModelError("model_error", `The model ${modelId} sent a malformed stream chunk`);
-  }
-  if (error instanceof Error && error.name === "AbortError") return error;
-  const detail = error instanceof Error ? error.message : String(error);
-  return new ModelError("model_error", `The model ${modelId} failed: ${detail}`);
 }

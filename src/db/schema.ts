@@ -22,6 +22,8 @@ export interface WorkspacesTable {
   issue_prefix: string;
   /** Last issue number handed out in this workspace; bumped atomically on create. */
   issue_counter: number;
+  /** Bumped by every change that can alter an issue list page; cached pages are keyed by it. */
+  issue_list_version: number;
   created_at: string;
   updated_at: string;
 }

@@ -6,6 +6,7 @@ import { conflict, forbidden, invalid, notFound } from "../../http/errors.ts";
 import { type Actor, hasRole, type Membership } from "../access.ts";
 import { diffFields, recordActivity } from "../activity/record.ts";
 import { isId } from "../fields.ts";
+import { requireActorInWorkspace } from "../references.ts";
 import type { AgentStatus, CreateAgentInput, UpdateAgentPatch } from "./schemas.ts";
 
 export interface Agent {
@@ -62,23 +63,6 @@ export async function listAgents(
   return rows.map(toAgent);
 }
 
-/** An owner named in a body must belong to this workspace (a member's user id, or one of its agents). */
-async function requireOwnerInWorkspace(db: Db, workspaceId: string, type: "member" | "agent", id: string) {
-  if (type === "agent") {
-    await getAgent(db, workspaceId, id);
-    return;
-  }
-  const member = isId(id)
-    ? await db
-        .selectFrom("members")
-        .select("id")
-        .where("workspace_id", "=", workspaceId)
-        .where("user_id", "=", id)
-        .executeTakeFirst()
-    : undefined;
-  if (!member) throw notFound("Member");
-}
-
 export async function createAgent(db: Db, workspaceId: string, input: CreateAgentInput, actor: Actor): Promise<Agent> {
   const owner =
     input.owner_type !== undefined && input.owner_id !== undefined
@@ -103,7 +87,7 @@ export async function createAgent(db: Db, workspaceId: string, input: CreateAgen
     updated_at: at,
   };
   await db.transaction().execute(async (trx) => {
-    await requireOwnerInWorkspace(trx, workspaceId, owner.type, owner.id);
+    await requireActorInWorkspace(trx, workspaceId, owner.type, owner.id);
     await trx.insertInto("agents").values(row).execute();
     await recordActivity(trx, {
       workspaceId,
@@ -137,7 +121,7 @@ export async function updateAgent(
       if (patch.owner_type === "agent" && patch.owner_id === agentId) {
         throw invalid(["body", "owner_id"], "An agent cannot own itself");
       }
-      await requireOwnerInWorkspace(trx, by.workspaceId, patch.owner_type, patch.owner_id);
+      await requireActorInWorkspace(trx, by.workspaceId, patch.owner_type, patch.owner_id);
     }
     const changes = diffFields(before, patch);
     if (Object.keys(changes).length === 0) return before;

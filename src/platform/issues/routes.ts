@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { AppContext } from "../../context.ts";
 import { actorOf } from "../access.ts";
 import { workspaceParams } from "../workspaces/schemas.ts";
+import { IssuePageCache } from "./page-cache.ts";
 import { createIssueBody, issueListQuery, issueParams, issueSchema, updateIssueBody } from "./schemas.ts";
 import { createIssue, deleteIssue, getIssue, listIssuesJson, updateIssue } from "./service.ts";
 
@@ -12,6 +13,7 @@ const tags = ["issues"];
 /** Registered under `/workspaces/:ws_id`, inside the membership guard. */
 export async function issueRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
+  const pages = new IssuePageCache();
 
   routes.post(
     "/issues/",
@@ -40,7 +42,7 @@ export async function issueRoutes(app: FastifyInstance, ctx: AppContext): Promis
       },
     },
     async (request, reply) => {
-      const json = await listIssuesJson(ctx.db, ctx.dialect, request.params.ws_id, request.query);
+      const json = await listIssuesJson(ctx.db, ctx.dialect, request.params.ws_id, request.query, pages);
       // Already JSON text in the documented shape: Fastify sends a string as it is, skipping the serializer.
       return reply.type("application/json").send(json as never);
     },

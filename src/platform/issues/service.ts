@@ -9,6 +9,8 @@ import { isId, parseInput } from "../fields.ts";
 import type { Page } from "../pagination.ts";
 import { getProject } from "../projects/service.ts";
 import { patchActorRef } from "../references.ts";
+import { bumpIssueListVersion } from "./list-version.ts";
+import type { IssuePageCache } from "./page-cache.ts";
 import {
   type CreateIssueInput,
   createIssueBody,
@@ -131,13 +133,25 @@ export async function listIssuesJson(
   dialect: Dialect,
   workspaceId: string,
   options: IssueFilters & Page,
+  cache?: IssuePageCache,
 ): Promise<string> {
+  // The version is read before the page: a page stored under it is never older than it (see page-cache.ts).
+  const workspace = await db
+    .selectFrom("workspaces")
+    .select("issue_list_version")
+    .where("id", "=", workspaceId)
+    .executeTakeFirst();
+  if (!workspace) throw notFound("Workspace");
+  const key = `${workspaceId} ${JSON.stringify(options)}`;
+  const cached = cache?.get(key, workspace.issue_list_version);
+  if (cached !== undefined) return cached;
   const page = issuePage(db, workspaceId, options).as("page");
-  const row = await db
+  const { json } = await db
     .selectFrom(page)
     .select(dialect === "sqlite" ? sqliteIssueArray : postgresIssueArray)
     .executeTakeFirstOrThrow();
-  return row.json;
+  cache?.set(key, workspace.issue_list_version, json);
+  return json;
 }
 
 const ISSUE_COLUMNS = [
@@ -211,7 +225,10 @@ export async function createIssue(db: Db, workspaceId: string, input: CreateIssu
     // The row lock of this UPDATE serialises concurrent creates in one workspace: numbers never repeat or skip.
     const counter = await trx
       .updateTable("workspaces")
-      .set((eb) => ({ issue_counter: eb("issue_counter", "+", 1) }))
+      .set((eb) => ({
+        issue_counter: eb("issue_counter", "+", 1),
+        issue_list_version: eb("issue_list_version", "+", 1),
+      }))
       .where("id", "=", workspaceId)
       .returning(["issue_counter", "issue_prefix"])
       .executeTakeFirst();
@@ -289,6 +306,7 @@ export async function updateIssue(
     if (Object.keys(changes).length === 0) return before;
     const updated_at = now();
     const { acceptance_criteria, ...columns } = next;
+    await bumpIssueListVersion(trx, workspaceId);
     await trx
       .updateTable("issues")
       .set({
@@ -330,6 +348,7 @@ export async function deleteIssue(
     if (!hasRole(role, "admin") && !isCreatorOf(issue, actor)) {
       throw forbidden("Only an admin or the issue's creator may delete it");
     }
+    await bumpIssueListVersion(trx, workspaceId);
     await trx.updateTable("issues").set({ parent_issue_id: null }).where("parent_issue_id", "=", issue.id).execute();
     await trx.deleteFrom("comments").where("issue_id", "=", issue.id).execute();
     await trx.deleteFrom("issue_labels").where("issue_id", "=", issue.id).execute();

@@ -6,6 +6,7 @@ import { conflict, notFound } from "../../http/errors.ts";
 import type { Actor } from "../access.ts";
 import { diffFields, recordActivity } from "../activity/record.ts";
 import { isId } from "../fields.ts";
+import { bumpIssueListVersion } from "../issues/list-version.ts";
 import { getIssue } from "../issues/service.ts";
 import type { Page } from "../pagination.ts";
 
@@ -113,6 +114,7 @@ export async function deleteLabel(db: Db, workspaceId: string, labelId: string, 
   await db.transaction().execute(async (trx) => {
     const label = await getLabel(trx, workspaceId, labelId);
     const unlinked = await trx.deleteFrom("issue_labels").where("label_id", "=", label.id).executeTakeFirst();
+    if (Number(unlinked.numDeletedRows) > 0) await bumpIssueListVersion(trx, workspaceId);
     await trx.deleteFrom("labels").where("id", "=", label.id).execute();
     await recordActivity(trx, {
       workspaceId,
@@ -156,6 +158,7 @@ export async function linkLabel(
       .onConflict((oc) => oc.columns(["issue_id", "label_id"]).doNothing())
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return;
+    await bumpIssueListVersion(trx, workspaceId);
     await recordActivity(trx, {
       workspaceId,
       entityType: "label",
@@ -185,6 +188,7 @@ export async function unlinkLabel(
       .where("label_id", "=", label.id)
       .executeTakeFirst();
     if (Number(deleted.numDeletedRows) === 0) return;
+    await bumpIssueListVersion(trx, workspaceId);
     await recordActivity(trx, {
       workspaceId,
       entityType: "label",

@@ -5,6 +5,7 @@ import { forbidden, notFound } from "../../http/errors.ts";
 import { type Actor, hasRole, type Role } from "../access.ts";
 import { diffFields, recordActivity } from "../activity/record.ts";
 import { isId } from "../fields.ts";
+import { bumpIssueListVersion } from "../issues/list-version.ts";
 import { ISSUE_STATUSES } from "../issues/schemas.ts";
 import type { Page } from "../pagination.ts";
 import { patchActorRef } from "../references.ts";
@@ -152,6 +153,7 @@ export async function deleteProject(
   await db.transaction().execute(async (trx) => {
     const project = await getProject(trx, workspaceId, projectId);
     requireProjectManager(project, actor, role);
+    await bumpIssueListVersion(trx, workspaceId);
     await trx
       .updateTable("issues")
       .set({ project_id: null })

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type { Db } from "../../db/index.ts";
 import { isUniqueViolation } from "../../db/index.ts";
 import type { WorkspacesTable } from "../../db/schema.ts";
@@ -6,9 +7,15 @@ import { conflict, notFound } from "../../http/errors.ts";
 import type { Actor } from "../access.ts";
 import { diffFields, recordActivity } from "../activity/record.ts";
 
-export type Workspace = Omit<WorkspacesTable, "settings" | "issue_counter"> & { settings: Record<string, unknown> };
+export type Workspace = Omit<WorkspacesTable, "settings" | "issue_counter" | "issue_list_version"> & {
+  settings: Record<string, unknown>;
+};
 
-export const toWorkspace = ({ issue_counter: _counter, ...row }: WorkspacesTable): Workspace => ({
+export const toWorkspace = ({
+  issue_counter: _counter,
+  issue_list_version: _version,
+  ...row
+}: WorkspacesTable): Workspace => ({
   ...row,
   settings: fromJson(row.settings, {}),
 });
@@ -56,6 +63,7 @@ export async function createWorkspace(
       settings: "{}",
       issue_prefix: "ISS",
       issue_counter: 0,
+      issue_list_version: 0,
       created_at: at,
       updated_at: at,
     };
@@ -133,6 +141,8 @@ export async function updateWorkspace(
         ...(patch.description !== undefined && { description: patch.description }),
         ...(patch.settings !== undefined && { settings: toJson(patch.settings) }),
         ...(patch.issue_prefix !== undefined && { issue_prefix: patch.issue_prefix }),
+        // The prefix is part of every listed issue's identifier.
+        ...(patch.issue_prefix !== undefined && { issue_list_version: sql<number>`issue_list_version + 1` }),
         updated_at: now(),
       })
       .where("id", "=", workspaceId)
