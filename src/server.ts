@@ -15,6 +15,8 @@ import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
 import type { DatabaseHandle } from "./db/index.ts";
 import { registerErrorHandler } from "./http/errors.ts";
+import { jsonBodies } from "./http/json-body.ts";
+import { isLoopbackAddress, originIsLoopback } from "./http/loopback.ts";
 import { mcpRoutes } from "./mcp/index.ts";
 import { DEFAULT_BCRYPT_ROUNDS } from "./platform/auth/passwords.ts";
 import { Authenticator } from "./platform/auth/principal.ts";
@@ -55,6 +57,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
+  jsonBodies(app);
   logOneLinePerRequest(app);
   // While shutting down, a keep-alive socket must not hold the server open after its last response.
   app.addHook("onSend", async (_request, reply) => {
@@ -75,7 +78,13 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   ctx.registry.addSource(platformToolSource(ctx.db));
   ctx.registry.addSource(agentToolSource(ctx));
 
-  await app.register(cors, { origin: true, exposedHeaders: ["Mcp-Session-Id"] });
+  // Bound to loopback, only pages served from a loopback name may call from a browser; bound elsewhere, any page
+  // may (with the caller's own credentials).
+  await app.register(cors, {
+    origin: (origin, allow) =>
+      allow(null, origin === undefined || !isLoopbackAddress(app.server.address()) || originIsLoopback(origin)),
+    exposedHeaders: ["Mcp-Session-Id"],
+  });
   await app.register(swagger, {
     openapi: {
       info: { title: "agent-platform", version: VERSION, description: "Platform API, tool protocol and agent UI" },

@@ -2,6 +2,7 @@
 // finds an agent by id alone (the agent-UI endpoint is told an id, not a workspace).
 import type { Db } from "../db/index.ts";
 import { type Agent, getAgent, listAgents, setAgentStatus } from "../platform/agents/service.ts";
+import { isId } from "../platform/fields.ts";
 
 export type PlatformAgent = Agent;
 
@@ -9,6 +10,7 @@ export type PlatformAgent = Agent;
 const AGENT_TOOLS_LIMIT = 200;
 
 export async function findAgent(db: Db, agentId: string): Promise<PlatformAgent | undefined> {
+  if (!isId(agentId)) return undefined;
   const row = await db.selectFrom("agents").select("workspace_id").where("id", "=", agentId).executeTakeFirst();
   if (!row) return undefined;
   return getAgent(db, row.workspace_id, agentId).catch(() => undefined);

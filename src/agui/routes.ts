@@ -8,6 +8,7 @@ import { ModelError } from "../agents/model.ts";
 import { type AgentSpec, RunError, runtimeFor } from "../agents/runtime.ts";
 import type { AppContext } from "../context.ts";
 import { HttpError, notFound, unauthorized } from "../http/errors.ts";
+import { guardLoopback } from "../http/loopback.ts";
 import { loadMembership } from "../platform/access.ts";
 import { MESSAGES, type Principal } from "../platform/auth/principal.ts";
 import { SseRunWriter } from "./events.ts";
@@ -30,6 +31,8 @@ const query = z.object({
 });
 
 export async function aguiRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  // Any web page can post to 127.0.0.1: only pages served from a loopback name may run agents and their tools here.
+  guardLoopback(app);
   const runtime = runtimeFor(ctx);
   const routes = app.withTypeProvider<ZodTypeProvider>();
 

@@ -1,4 +1,5 @@
-// The JSON body parser of the platform API, in two ways stricter or kinder than Fastify's own:
+// The JSON body parser of the whole server (the tool protocol reads its bodies as text itself), in two ways stricter
+// or kinder than Fastify's own:
 // - Python HTTP clients (httpx, which PraisonAI's PlatformClient uses) send `Content-Type: application/json` on every
 //   request, and `Content-Length: 0` on a POST without a body (e.g. linking a label). Fastify calls that an
 //   empty-JSON error; FastAPI treats it as no body. Here an empty body is no body: a route that needs one still
@@ -24,7 +25,7 @@ function pathToNul(value: unknown): (string | number)[] | undefined {
   return undefined;
 }
 
-export function platformJsonBody(app: FastifyInstance): void {
+export function jsonBodies(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser("error", "error");
   app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
     const json = body.toString();

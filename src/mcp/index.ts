@@ -2,7 +2,8 @@
 // Paths sit at the root: /sse, /messages/, /mcp.
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AppContext } from "../context.ts";
-import { abortOnDisconnect, checkLoopbackRequest, isLoopbackAddress, resolveCaller } from "./caller.ts";
+import { guardLoopback } from "../http/loopback.ts";
+import { abortOnDisconnect, resolveCaller } from "./caller.ts";
 import { answerDirectPost } from "./direct-post.ts";
 import { McpDispatcher, type ServerInfo } from "./dispatcher.ts";
 import { MESSAGES_PATH, SseSessions } from "./sse.ts";
@@ -31,12 +32,7 @@ export async function mcpRoutes(scope: FastifyInstance, ctx: AppContext, options
   scope.removeAllContentTypeParsers();
   scope.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => done(null, body));
 
-  // Read from the listening socket, not the config: `serve --host` may bind elsewhere than HOST says.
-  let boundToLoopback: boolean | undefined;
-  scope.addHook("onRequest", async (request) => {
-    boundToLoopback ??= isLoopbackAddress(scope.server.address());
-    if (boundToLoopback) checkLoopbackRequest(request.headers);
-  });
+  guardLoopback(scope);
 
   scope.get("/sse", async (request, reply) => {
     const caller = await resolveCaller(ctx, request.headers);

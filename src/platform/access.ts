@@ -37,6 +37,14 @@ declare module "fastify" {
 
 export const actorOf = (request: FastifyRequest): Actor => ({ type: "member", id: request.principal.user.id });
 
+/**
+ * For routes that change who holds access (API keys, members, workspaces themselves): a leaked key must not be able
+ * to grant access that outlives its own revocation. A person signs in for these.
+ */
+export async function refuseApiKeyCallers(request: FastifyRequest): Promise<void> {
+  if (request.principal.apiKey) throw forbidden("This needs a signed-in user, not an API key");
+}
+
 /** Every route registered inside `app` needs a valid credential. */
 export function requireAuthentication(app: FastifyInstance, authenticator: Authenticator): void {
   app.decorateRequest("principal", undefined as unknown as Principal);

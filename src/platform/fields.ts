@@ -24,10 +24,18 @@ export const isId = (value: string): boolean => UUID.test(value);
 export const actorTypeSchema = z.enum(["member", "agent"]);
 
 /** `YYYY-MM-DD` or an ISO 8601 date-time. */
+/** A real calendar day: `Date` would roll 2024-02-30 over to March 1st. */
+function isCalendarDay(value: string): boolean {
+  const [year, month, day] = value.slice(0, 10).split("-").map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
 export const dateText = text(40).refine(
   (value) =>
     /^\d{4}-\d\d-\d\d([T ]\d\d:\d\d(:\d\d(\.\d{1,6})?)?(Z|[+-]\d\d:?\d\d)?)?$/.test(value) &&
-    !Number.isNaN(Date.parse(value)),
+    !Number.isNaN(Date.parse(value)) &&
+    isCalendarDay(value),
   { message: "Must be a date (YYYY-MM-DD) or an ISO 8601 date-time" },
 );
 

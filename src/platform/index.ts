@@ -1,7 +1,6 @@
 // The platform API under /api/v1: auth, then everything that needs a user, then everything inside a workspace.
 import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../context.ts";
-import { platformJsonBody } from "../http/json-body.ts";
 import { requireAuthentication, requireWorkspaceRole } from "./access.ts";
 import { activityRoutes } from "./activity/routes.ts";
 import { agentRoutes } from "./agents/routes.ts";
@@ -16,7 +15,6 @@ import { projectRoutes } from "./projects/routes.ts";
 import { workspaceCollectionRoutes, workspaceRoutes } from "./workspaces/routes.ts";
 
 export async function platformRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  platformJsonBody(app);
   await app.register(authRoutes, ctx);
   await app.register(async (authenticated) => {
     requireAuthentication(authenticated, ctx.authenticator);

@@ -1,20 +1,14 @@
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { AppContext } from "../../context.ts";
-import { forbidden } from "../../http/errors.ts";
-import { actorOf } from "../access.ts";
+import { actorOf, refuseApiKeyCallers } from "../access.ts";
 import { pageQuery } from "../pagination.ts";
 import { workspaceParams } from "../workspaces/schemas.ts";
 import { apiKeyParams, apiKeySchema, createApiKeyBody, createdApiKeySchema } from "./schemas.ts";
 import { createApiKey, listApiKeys, revokeApiKey } from "./service.ts";
 
 const tags = ["api-keys"];
-
-// A leaked key must not be able to mint keys that outlive its own revocation, nor revoke the owners' keys.
-async function refuseApiKeyCallers(request: FastifyRequest): Promise<void> {
-  if (request.principal.apiKey) throw forbidden("API keys cannot be managed with an API key; sign in instead");
-}
 
 /** Registered under `/workspaces/:ws_id`, inside the membership guard. */
 export async function apiKeyRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {

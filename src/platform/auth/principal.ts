@@ -71,6 +71,10 @@ export class Authenticator {
     const row = await this.db
       .selectFrom("api_keys")
       .innerJoin("users", "users.id", "api_keys.created_by")
+      // A key acts as its creator: once the creator has left the workspace, the key opens nothing.
+      .innerJoin("members", (join) =>
+        join.onRef("members.workspace_id", "=", "api_keys.workspace_id").onRef("members.user_id", "=", "users.id"),
+      )
       .select(["api_keys.id as keyId", "api_keys.workspace_id", "users.id", "users.name", "users.email"])
       .where("api_keys.key_hash", "=", hashApiKey(key))
       .executeTakeFirst();

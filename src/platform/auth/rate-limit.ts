@@ -2,7 +2,7 @@
 // (behind a load balancer each instance counts its own share).
 
 export interface LoginRateLimitOptions {
-  /** Failed attempts allowed per email within the window. */
+  /** Failed attempts allowed per email from one client address within the window. */
   failuresPerEmail: number;
   /** Attempts (failed or not) allowed per client address within the window. */
   attemptsPerAddress: number;

@@ -41,7 +41,8 @@ export async function authRoutes(app: FastifyInstance, ctx: AppContext): Promise
     },
     async (request, reply) => {
       const { email, password } = request.body;
-      const key = emailKey(email);
+      // Failures count per email *and* address: a stranger who knows someone's email cannot lock them out.
+      const key = `${emailKey(email)} ${request.ip}`;
       const retryAfter = ctx.loginLimiter.admit(key, request.ip);
       if (retryAfter !== undefined) {
         reply.header("retry-after", String(retryAfter));

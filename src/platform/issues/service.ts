@@ -70,6 +70,9 @@ export async function getIssue(db: Db, workspaceId: string, issueId: string, thi
   return toIssue(row);
 }
 
+/** NUL replaced by U+FFFD: stored text holds no NUL, so no match changes, and PostgreSQL accepts the parameter. */
+const storable = (value: string) => (value.includes("\u0000") ? value.replaceAll("\u0000", "\uFFFD") : value);
+
 /** `%`, `_` and the escape character itself match literally. */
 const likePattern = (needle: string) => `%${needle.toLowerCase().replace(/[!%_]/g, (char) => `!${char}`)}%`;
 
@@ -86,7 +89,9 @@ function issuePage(db: Db, workspaceId: string, options: IssueFilters & Page) {
     ["parent_issue_id", options.parent_issue_id],
   ] as const;
   for (const [column, values] of exact) {
-    if (values && values.length > 0) query = query.where(`issues.${column}`, "in", values);
+    // Values no column can hold (a NUL, which PostgreSQL refuses outright) match nothing; the route's schema refuses
+    // them earlier, this keeps other callers (tools) safe.
+    if (values && values.length > 0) query = query.where(`issues.${column}`, "in", values.map(storable));
   }
   const labelIds = options.label_id;
   if (labelIds && labelIds.length > 0) {
@@ -96,11 +101,11 @@ function issuePage(db: Db, workspaceId: string, options: IssueFilters & Page) {
           .selectFrom("issue_labels")
           .select("issue_labels.issue_id")
           .whereRef("issue_labels.issue_id", "=", "issues.id")
-          .where("issue_labels.label_id", "in", labelIds),
+          .where("issue_labels.label_id", "in", labelIds.map(storable)),
       ),
     );
   }
-  const needle = options.q?.trim();
+  const needle = options.q === undefined ? undefined : storable(options.q).trim();
   if (needle) {
     const pattern = likePattern(needle);
     const like = (expression: Expression<unknown>) => sql<SqlBool>`lower(${expression}) like ${pattern} escape '!'`;

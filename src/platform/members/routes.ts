@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { AppContext } from "../../context.ts";
-import { actorOf } from "../access.ts";
+import { actorOf, refuseApiKeyCallers } from "../access.ts";
 import { pageQuery } from "../pagination.ts";
 import { workspaceParams } from "../workspaces/schemas.ts";
 import { addMemberBody, memberParams, memberSchema, updateMemberBody } from "./schemas.ts";
@@ -18,6 +18,7 @@ export async function memberRoutes(app: FastifyInstance, ctx: AppContext): Promi
     "/members",
     {
       config: { role: "admin" },
+      onRequest: refuseApiKeyCallers,
       schema: {
         tags,
         summary: "Add a member by user_id or email (admin)",
@@ -48,6 +49,7 @@ export async function memberRoutes(app: FastifyInstance, ctx: AppContext): Promi
     "/members/:user_id",
     {
       config: { role: "admin" },
+      onRequest: refuseApiKeyCallers,
       schema: {
         tags,
         summary: "Change a member's role (admin)",
@@ -62,7 +64,10 @@ export async function memberRoutes(app: FastifyInstance, ctx: AppContext): Promi
 
   routes.delete(
     "/members/:user_id",
-    { schema: { tags, summary: "Remove a member (admin), or leave (yourself)", params: memberParams } },
+    {
+      onRequest: refuseApiKeyCallers,
+      schema: { tags, summary: "Remove a member (admin), or leave (yourself)", params: memberParams },
+    },
     async (request, reply) => {
       await removeMember(ctx.db, request.membership, request.params.user_id, actorOf(request));
       return reply.code(204).send();

@@ -131,6 +131,12 @@ export async function removeMember(db: Db, by: Membership, userId: string, actor
       if (Number(owners.count) <= 1) throw conflict("The last owner cannot leave or be removed");
     }
     await trx.deleteFrom("members").where("id", "=", target.id).execute();
+    // Their keys act as them: they stop working with the membership (the lookup checks it too).
+    await trx
+      .deleteFrom("api_keys")
+      .where("workspace_id", "=", by.workspaceId)
+      .where("created_by", "=", userId)
+      .execute();
     await recordActivity(trx, {
       workspaceId: by.workspaceId,
       entityType: "member",

@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { AppContext } from "../../context.ts";
-import { actorOf } from "../access.ts";
+import { actorOf, refuseApiKeyCallers } from "../access.ts";
 import { pageQuery } from "../pagination.ts";
 import { createWorkspaceBody, updateWorkspaceBody, workspaceParams, workspaceSchema } from "./schemas.ts";
 import { createWorkspace, deleteWorkspace, getWorkspace, listWorkspaces, updateWorkspace } from "./service.ts";
@@ -16,6 +16,7 @@ export async function workspaceCollectionRoutes(app: FastifyInstance, ctx: AppCo
   routes.post(
     "/workspaces/",
     {
+      onRequest: refuseApiKeyCallers,
       schema: {
         tags,
         summary: "Create a workspace (you become its owner)",
@@ -70,6 +71,7 @@ export async function workspaceRoutes(app: FastifyInstance, ctx: AppContext): Pr
     "/",
     {
       config: { role: "owner" },
+      onRequest: refuseApiKeyCallers,
       schema: { tags, summary: "Delete a workspace and everything in it (owner)", params: workspaceParams },
     },
     async (request, reply) => {

@@ -1,0 +1,62 @@
+// The DNS-rebinding guard shared by the tool-protocol and agent-UI endpoints: both run tools on the user's machine.
+import type { IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { FastifyInstance } from "fastify";
+import { forbidden } from "./errors.ts";
+
+export const NOT_LOOPBACK = "Host or Origin is not a loopback name (DNS-rebinding guard)";
+
+/**
+ * Every route of `scope` refuses, with 403, requests whose Host or Origin is not a loopback name while the server
+ * listens on loopback only. Read from the listening socket, not the config: `serve --host` may bind elsewhere.
+ */
+export function guardLoopback(scope: FastifyInstance): void {
+  let boundToLoopback: boolean | undefined;
+  scope.addHook("onRequest", async (request) => {
+    boundToLoopback ??= isLoopbackAddress(scope.server.address());
+    if (boundToLoopback) checkLoopbackRequest(request.headers);
+  });
+}
+
+export function isLoopbackName(hostname: string): boolean {
+  const name = hostname.toLowerCase();
+  return (
+    name === "localhost" ||
+    name.endsWith(".localhost") ||
+    name === "::1" ||
+    name === "[::1]" ||
+    /^127(\.\d{1,3}){3}$/.test(name)
+  );
+}
+
+/** Whether the server listens on a loopback address only (127.x, ::1); false for 0.0.0.0, :: or a public address. */
+export function isLoopbackAddress(address: AddressInfo | string | null): boolean {
+  if (address === null || typeof address === "string") return false;
+  return address.address === "::1" || address.address.startsWith("127.");
+}
+
+/** The host part of a Host header (`name:port`, `[v6]:port`). */
+function hostOf(hostHeader: string): string {
+  if (hostHeader.startsWith("[")) return hostHeader.slice(0, hostHeader.indexOf("]") + 1);
+  const colon = hostHeader.indexOf(":");
+  return colon === -1 ? hostHeader : hostHeader.slice(0, colon);
+}
+
+export function originIsLoopback(origin: string): boolean {
+  try {
+    return isLoopbackName(new URL(origin).hostname);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A server bound to loopback only serves pages and clients that address it by a loopback name: a web page that
+ * rebinds its own DNS name to 127.0.0.1 still sends its own name as Host and Origin, so it is refused with 403.
+ */
+export function checkLoopbackRequest(headers: IncomingHttpHeaders): void {
+  const host = headers.host;
+  if (host !== undefined && !isLoopbackName(hostOf(host))) throw forbidden(NOT_LOOPBACK);
+  const origin = headers.origin;
+  if (origin !== undefined && !originIsLoopback(origin)) throw forbidden(NOT_LOOPBACK);
+}
