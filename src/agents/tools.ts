@@ -22,12 +22,29 @@ export function agentToolSource(ctx: AppContext): ToolSource {
       const workspaceId = toolContext.workspaceId;
       if (!workspaceId) return [];
       const agents = await listWorkspaceAgents(ctx.db, workspaceId);
-      return [listAgentsTool(agents), ...agents.map((agent) => askTool(ctx, agent))];
+      const names = askToolNames(agents);
+      return [listAgentsTool(agents, names), ...agents.map((agent) => askTool(ctx, agent, names.get(agent.id)!))];
     },
   };
 }
 
-function listAgentsTool(agents: PlatformAgent[]): Tool {
+/**
+ * One tool name per agent. Agent names need not be unique: the oldest agent of a name keeps `ask_<slug>`, later ones
+ * get the start of their id appended, so every agent stays reachable. Names fit the 64 characters providers accept.
+ */
+export function askToolNames(agents: PlatformAgent[]): Map<string, string> {
+  const names = new Map<string, string>();
+  const taken = new Set<string>();
+  for (const agent of agents) {
+    const base = `ask_${agentSlug(agent.name).slice(0, 48)}`;
+    const name = taken.has(base) ? `${base}_${agent.id.slice(0, 8)}` : base;
+    taken.add(name);
+    names.set(agent.id, name);
+  }
+  return names;
+}
+
+function listAgentsTool(agents: PlatformAgent[], names: Map<string, string>): Tool {
   return {
     name: "list_agents",
     description: "List the agents of this workspace, with the ask_<agent> tool that talks to each.",
@@ -39,14 +56,14 @@ function listAgentsTool(agents: PlatformAgent[]): Tool {
         description: agent.description,
         status: agent.status,
         model: agent.model,
-        tool: `ask_${agentSlug(agent.name)}`,
+        tool: names.get(agent.id),
       })),
   };
 }
 
-function askTool(ctx: AppContext, agent: PlatformAgent): Tool {
+function askTool(ctx: AppContext, agent: PlatformAgent, name: string): Tool {
   return {
-    name: `ask_${agentSlug(agent.name)}`,
+    name,
     description: `Ask the agent "${agent.name}" and get its answer.${agent.description ? ` ${agent.description}` : ""} Pass the same session_id again to continue the conversation.`,
     inputSchema: {
       type: "object",
