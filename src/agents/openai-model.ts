@@ -34,8 +34,13 @@ export class OpenAIChatModel implements ModelClient {
     private readonly client: OpenAI,
   ) {}
 
-  async *stream(request: ModelRequest): AsyncIterable<ModelEvent> {
-    const stream = await this.client.chat.completions
+  stream(request: ModelRequest): AsyncIterable<ModelEvent> {
+    return { [Symbol.asyncIterator]: () => new ChunkEvents(this, request) };
+  }
+
+  /** Starts the SDK's stream of chat-completion chunks; failures name the model, never the key. */
+  open(request: ModelRequest) {
+    return this.client.chat.completions
       .create(
         {
           model: this.modelName,
@@ -47,41 +52,85 @@ export class OpenAIChatModel implements ModelClient {
         { signal: request.signal },
       )
       .catch((error: unknown) => {
-        throw describeSdkFailure(OpenAI, "OPENAI_API_KEY", this.id, error);
+        throw this.failure(error);
       });
+  }
 
-    yield { type: "open" };
-    let finishReason = "stop";
-    let usage: Usage | undefined;
-    const idsByIndex: string[] = [];
-    try {
-      for await (const chunk of stream) {
-        const choice = chunk.choices[0];
-        if (choice !== undefined) {
-          const delta = choice.delta;
-          if (delta.content) yield { type: "text", delta: delta.content };
-          if (delta.tool_calls) {
-            for (const call of delta.tool_calls) {
-              let id = idsByIndex[call.index];
-              if (id === undefined) {
-                id = call.id || `call_${randomUUID()}`;
-                idsByIndex[call.index] = id;
-                yield { type: "tool_start", id, name: call.function?.name ?? "" };
-              }
-              const args = call.function?.arguments;
-              if (args) yield { type: "tool_args", id, delta: args };
-            }
-          }
-          if (choice.finish_reason) finishReason = choice.finish_reason;
-        }
-        if (chunk.usage) {
-          usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens };
-        }
-      }
-    } catch (error) {
-      throw describeSdkFailure(OpenAI, "OPENAI_API_KEY", this.id, error);
+  failure(error: unknown): unknown {
+    return describeSdkFailure(OpenAI, "OPENAI_API_KEY", this.id, error);
+  }
+}
+
+type Chunks = AsyncIterator<OpenAI.Chat.Completions.ChatCompletionChunk>;
+
+/**
+ * The model events of one stream, as a plain iterator rather than an async generator: a text chunk, nearly every
+ * chunk of a reply, becomes its event in one step, where a generator would add several promise hops per token.
+ */
+class ChunkEvents implements AsyncIterator<ModelEvent> {
+  private chunks: Chunks | undefined;
+  private readonly queued: ModelEvent[] = [];
+  private readonly idsByIndex: string[] = [];
+  private finishReason = "stop";
+  private usage: Usage | undefined;
+  private done = false;
+
+  constructor(
+    private readonly model: OpenAIChatModel,
+    private readonly request: ModelRequest,
+  ) {}
+
+  async next(): Promise<IteratorResult<ModelEvent>> {
+    const queued = this.queued.shift();
+    if (queued) return { value: queued, done: false };
+    if (this.done) return { value: undefined, done: true };
+    if (!this.chunks) {
+      this.chunks = (await this.model.open(this.request))[Symbol.asyncIterator]();
+      return { value: { type: "open" }, done: false };
     }
-    yield { type: "finish", reason: finishReason, usage };
+    for (;;) {
+      let result: IteratorResult<OpenAI.Chat.Completions.ChatCompletionChunk>;
+      try {
+        result = await this.chunks.next();
+      } catch (error) {
+        throw this.model.failure(error);
+      }
+      if (result.done) {
+        this.done = true;
+        return { value: { type: "finish", reason: this.finishReason, usage: this.usage }, done: false };
+      }
+      this.read(result.value);
+      const event = this.queued.shift();
+      if (event) return { value: event, done: false };
+    }
+  }
+
+  async return(): Promise<IteratorResult<ModelEvent>> {
+    this.done = true;
+    await this.chunks?.return?.();
+    return { value: undefined, done: true };
+  }
+
+  private read(chunk: OpenAI.Chat.Completions.ChatCompletionChunk): void {
+    const choice = chunk.choices[0];
+    if (choice !== undefined) {
+      const delta = choice.delta;
+      if (delta.content) this.queued.push({ type: "text", delta: delta.content });
+      for (const call of delta.tool_calls ?? []) {
+        let id = this.idsByIndex[call.index];
+        if (id === undefined) {
+          id = call.id || `call_${randomUUID()}`;
+          this.idsByIndex[call.index] = id;
+          this.queued.push({ type: "tool_start", id, name: call.function?.name ?? "" });
+        }
+        const args = call.function?.arguments;
+        if (args) this.queued.push({ type: "tool_args", id, delta: args });
+      }
+      if (choice.finish_reason) this.finishReason = choice.finish_reason;
+    }
+    if (chunk.usage) {
+      this.usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens };
+    }
   }
 }
 
