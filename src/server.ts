@@ -16,7 +16,7 @@ import type { AppContext } from "./context.ts";
 import type { DatabaseHandle } from "./db/index.ts";
 import { registerErrorHandler } from "./http/errors.ts";
 import { jsonBodies } from "./http/json-body.ts";
-import { isLoopbackAddress, originIsLoopback } from "./http/loopback.ts";
+import { listensOnLoopbackOnly, originIsLoopback } from "./http/loopback.ts";
 import { mcpRoutes } from "./mcp/index.ts";
 import { DEFAULT_BCRYPT_ROUNDS } from "./platform/auth/passwords.ts";
 import { Authenticator } from "./platform/auth/principal.ts";
@@ -82,7 +82,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   // may (with the caller's own credentials).
   await app.register(cors, {
     origin: (origin, allow) =>
-      allow(null, origin === undefined || !isLoopbackAddress(app.server.address()) || originIsLoopback(origin)),
+      allow(null, origin === undefined || !listensOnLoopbackOnly(app.server) || originIsLoopback(origin)),
     exposedHeaders: ["Mcp-Session-Id"],
   });
   await app.register(swagger, {

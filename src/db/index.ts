@@ -68,7 +68,6 @@ function openPostgres(url: string): DatabaseHandle {
 }
 
 const UNIQUE_CODES = new Set(["23505", "SQLITE_CONSTRAINT_UNIQUE", "SQLITE_CONSTRAINT_PRIMARYKEY"]);
-const FOREIGN_KEY_CODES = new Set(["23503", "SQLITE_CONSTRAINT_FOREIGNKEY"]);
 
 function errorCode(error: unknown): string | undefined {
   return typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined;
@@ -76,8 +75,4 @@ function errorCode(error: unknown): string | undefined {
 
 export function isUniqueViolation(error: unknown): boolean {
   return UNIQUE_CODES.has(errorCode(error) ?? "");
-}
-
-export function isForeignKeyViolation(error: unknown): boolean {
-  return FOREIGN_KEY_CODES.has(errorCode(error) ?? "");
 }

@@ -13,7 +13,6 @@ export class HttpError extends Error {
   }
 }
 
-export const badRequest = (detail: string) => new HttpError(400, detail);
 export const unauthorized = (detail: string) => new HttpError(401, detail);
 export const forbidden = (detail = "Not a member of this workspace or insufficient role") => new HttpError(403, detail);
 export const notFound = (thing: string) => new HttpError(404, `${thing} not found`);

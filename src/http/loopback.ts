@@ -1,5 +1,5 @@
 // The DNS-rebinding guard shared by the tool-protocol and agent-UI endpoints: both run tools on the user's machine.
-import type { IncomingHttpHeaders } from "node:http";
+import type { IncomingHttpHeaders, Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
 import { forbidden } from "./errors.ts";
@@ -11,11 +11,23 @@ export const NOT_LOOPBACK = "Host or Origin is not a loopback name (DNS-rebindin
  * listens on loopback only. Read from the listening socket, not the config: `serve --host` may bind elsewhere.
  */
 export function guardLoopback(scope: FastifyInstance): void {
-  let boundToLoopback: boolean | undefined;
   scope.addHook("onRequest", async (request) => {
-    boundToLoopback ??= isLoopbackAddress(scope.server.address());
-    if (boundToLoopback) checkLoopbackRequest(request.headers);
+    if (listensOnLoopbackOnly(scope.server)) checkLoopbackRequest(request.headers);
   });
+}
+
+const loopbackServers = new WeakMap<Server, boolean>();
+
+/** Whether the listening socket is loopback-only; asked of the socket once, after it listens. */
+export function listensOnLoopbackOnly(server: Server): boolean {
+  let known = loopbackServers.get(server);
+  if (known === undefined) {
+    const address = server.address();
+    if (address === null) return false;
+    known = isLoopbackAddress(address);
+    loopbackServers.set(server, known);
+  }
+  return known;
 }
 
 export function isLoopbackName(hostname: string): boolean {

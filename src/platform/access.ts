@@ -7,7 +7,6 @@ import type { Authenticator, Principal } from "./auth/principal.ts";
 import { isId } from "./fields.ts";
 
 export type Role = "owner" | "admin" | "member";
-export const ROLES: readonly Role[] = ["owner", "admin", "member"];
 const RANK: Record<Role, number> = { member: 1, admin: 2, owner: 3 };
 
 export const hasRole = (role: Role, atLeast: Role): boolean => RANK[role] >= RANK[atLeast];

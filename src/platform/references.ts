@@ -5,6 +5,25 @@ import { isId } from "./fields.ts";
 
 export type ActorType = "member" | "agent";
 
+/** The issue or agent with this id, if it belongs to this workspace; otherwise 404 "<thing> not found". */
+export async function requireInWorkspace(
+  db: Db,
+  table: "issues" | "agents",
+  workspaceId: string,
+  id: string,
+  thing: string,
+): Promise<void> {
+  const row = isId(id)
+    ? await db
+        .selectFrom(table)
+        .select("id")
+        .where("workspace_id", "=", workspaceId)
+        .where("id", "=", id)
+        .executeTakeFirst()
+    : undefined;
+  if (!row) throw notFound(thing);
+}
+
 /** A `member` is a user id with a membership here; an `agent` is an agent id of this workspace. */
 export async function requireActorInWorkspace(db: Db, workspaceId: string, type: ActorType, id: string): Promise<void> {
   if (type === "member") {
@@ -19,15 +38,7 @@ export async function requireActorInWorkspace(db: Db, workspaceId: string, type:
     if (!member) throw notFound("Member");
     return;
   }
-  const agent = isId(id)
-    ? await db
-        .selectFrom("agents")
-        .select("id")
-        .where("workspace_id", "=", workspaceId)
-        .where("id", "=", id)
-        .executeTakeFirst()
-    : undefined;
-  if (!agent) throw notFound("Agent");
+  await requireInWorkspace(db, "agents", workspaceId, id, "Agent");
 }
 
 export interface ActorRef {

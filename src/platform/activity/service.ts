@@ -2,8 +2,7 @@
 import type { Db } from "../../db/index.ts";
 import type { ActivityTable } from "../../db/schema.ts";
 import { fromJson } from "../../db/values.ts";
-import { notFound } from "../../http/errors.ts";
-import { isId } from "../fields.ts";
+import { requireInWorkspace } from "../references.ts";
 
 export type Activity = Omit<ActivityTable, "details"> & { details: Record<string, unknown> };
 
@@ -40,15 +39,7 @@ export async function listIssueActivity(
   issueId: string,
   page: { limit: number; offset: number },
 ): Promise<Activity[]> {
-  const issue = isId(issueId)
-    ? await db
-        .selectFrom("issues")
-        .select("id")
-        .where("workspace_id", "=", workspaceId)
-        .where("id", "=", issueId)
-        .executeTakeFirst()
-    : undefined;
-  if (!issue) throw notFound("Issue");
+  await requireInWorkspace(db, "issues", workspaceId, issueId, "Issue");
   const rows = await newestFirst(db, workspaceId)
     .where("issue_id", "=", issueId)
     .limit(page.limit)
