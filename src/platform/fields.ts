@@ -23,7 +23,6 @@ export const isId = (value: string): boolean => UUID.test(value);
 /** `member` (a user who belongs to the workspace) or `agent` (an agent of the workspace). */
 export const actorTypeSchema = z.enum(["member", "agent"]);
 
-/** `YYYY-MM-DD` or an ISO 8601 date-time. */
 /** A real calendar day: `Date` would roll 2024-02-30 over to March 1st. */
 function isCalendarDay(value: string): boolean {
   const [year, month, day] = value.slice(0, 10).split("-").map(Number) as [number, number, number];
@@ -31,6 +30,7 @@ function isCalendarDay(value: string): boolean {
   return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
+/** `YYYY-MM-DD` or an ISO 8601 date-time. */
 export const dateText = text(40).refine(
   (value) =>
     /^\d{4}-\d\d-\d\d([T ]\d\d:\d\d(:\d\d(\.\d{1,6})?)?(Z|[+-]\d\d:?\d\d)?)?$/.test(value) &&

@@ -1,27 +1,33 @@
-// Checks that ids named in a request body belong to this workspace (IDOR rule: another workspace's id is "not found").
+// Checks that ids named in a request belong to this workspace (IDOR rule: another workspace's id is "not found").
+import type { Selectable } from "kysely";
 import type { Db } from "../db/index.ts";
+import type { Database } from "../db/schema.ts";
 import { invalid, notFound } from "../http/errors.ts";
 import { isId } from "./fields.ts";
 
 export type ActorType = "member" | "agent";
 
-/** The issue or agent with this id, if it belongs to this workspace; otherwise 404 "<thing> not found". */
-export async function requireInWorkspace(
+/** Tables whose rows belong to one workspace and are named by their id. */
+type WorkspaceTable = "issues" | "agents" | "projects" | "labels" | "api_keys";
+
+/** The row with this id, if it belongs to this workspace; otherwise 404 "<thing> not found". */
+export async function getInWorkspace<T extends WorkspaceTable>(
   db: Db,
-  table: "issues" | "agents",
+  table: T,
   workspaceId: string,
   id: string,
   thing: string,
-): Promise<void> {
+): Promise<Selectable<Database[T]>> {
   const row = isId(id)
     ? await db
-        .selectFrom(table)
-        .select("id")
+        .selectFrom(table as WorkspaceTable)
+        .selectAll()
         .where("workspace_id", "=", workspaceId)
         .where("id", "=", id)
         .executeTakeFirst()
     : undefined;
   if (!row) throw notFound(thing);
+  return row as Selectable<Database[T]>;
 }
 
 /** A `member` is a user id with a membership here; an `agent` is an agent id of this workspace. */
@@ -38,7 +44,7 @@ export async function requireActorInWorkspace(db: Db, workspaceId: string, type:
     if (!member) throw notFound("Member");
     return;
   }
-  await requireInWorkspace(db, "agents", workspaceId, id, "Agent");
+  await getInWorkspace(db, "agents", workspaceId, id, "Agent");
 }
 
 export interface ActorRef {

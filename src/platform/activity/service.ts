@@ -2,7 +2,7 @@
 import type { Db } from "../../db/index.ts";
 import type { ActivityTable } from "../../db/schema.ts";
 import { fromJson } from "../../db/values.ts";
-import { requireInWorkspace } from "../references.ts";
+import { getInWorkspace } from "../references.ts";
 
 export type Activity = Omit<ActivityTable, "details"> & { details: Record<string, unknown> };
 
@@ -39,7 +39,7 @@ export async function listIssueActivity(
   issueId: string,
   page: { limit: number; offset: number },
 ): Promise<Activity[]> {
-  await requireInWorkspace(db, "issues", workspaceId, issueId, "Issue");
+  await getInWorkspace(db, "issues", workspaceId, issueId, "Issue");
   const rows = await newestFirst(db, workspaceId)
     .where("issue_id", "=", issueId)
     .limit(page.limit)

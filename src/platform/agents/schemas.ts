@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { text, title } from "../fields.ts";
+import { actorTypeSchema, text, title } from "../fields.ts";
 import { pageQuery } from "../pagination.ts";
 
 export const AGENT_STATUSES = ["idle", "working", "blocked", "error", "offline"] as const;
@@ -7,7 +7,6 @@ export const agentStatusSchema = z.enum(AGENT_STATUSES);
 export type AgentStatus = z.infer<typeof agentStatusSchema>;
 
 export const runtimeModeSchema = z.enum(["local", "cloud"]);
-export const ownerTypeSchema = z.enum(["member", "agent"]);
 
 /** `<provider>/<model>`, e.g. `openai/gpt-4o-mini`; which providers run is the agent runtime's business. */
 const model = text(200).regex(/^[a-z0-9][a-z0-9_-]*\/\S+$/i, {
@@ -37,7 +36,7 @@ export const agentSchema = z
     runtime_mode: runtimeModeSchema,
     runtime_config: runtimeConfig,
     max_concurrent_tasks: z.number().int(),
-    owner_type: ownerTypeSchema.nullable(),
+    owner_type: actorTypeSchema.nullable(),
     owner_id: z.string().nullable(),
     /** Always null: PraisonAI's clients read it. */
     avatar_url: z.null(),
@@ -62,7 +61,7 @@ export const createAgentBody = z
     runtime_mode: runtimeModeSchema.default("local"),
     runtime_config: runtimeConfig.nullable().default({}),
     max_concurrent_tasks: maxConcurrentTasks.default(1),
-    owner_type: ownerTypeSchema.optional(),
+    owner_type: actorTypeSchema.optional(),
     owner_id: ownerId.optional(),
   })
   .refine(bothOrNeither, OWNER_PAIR);
@@ -79,7 +78,7 @@ export const updateAgentBody = z
     runtime_mode: runtimeModeSchema.optional(),
     runtime_config: runtimeConfig.optional(),
     max_concurrent_tasks: maxConcurrentTasks.optional(),
-    owner_type: ownerTypeSchema.nullable().optional(),
+    owner_type: actorTypeSchema.nullable().optional(),
     owner_id: ownerId.nullable().optional(),
   })
   .refine(bothOrNeither, OWNER_PAIR);

@@ -1,32 +1,15 @@
 // Agents of a workspace: the records the agent runtime runs (model, instructions, tools) and their live status.
+import type { z } from "zod";
 import type { Db } from "../../db/index.ts";
 import type { AgentsTable } from "../../db/schema.ts";
 import { fromJson, newId, now, toJson } from "../../db/values.ts";
-import { conflict, forbidden, invalid, notFound } from "../../http/errors.ts";
+import { conflict, forbidden, invalid } from "../../http/errors.ts";
 import { type Actor, hasRole, type Membership } from "../access.ts";
 import { diffFields, recordActivity } from "../activity/record.ts";
-import { isId } from "../fields.ts";
-import { requireActorInWorkspace } from "../references.ts";
-import type { AgentStatus, CreateAgentInput, UpdateAgentPatch } from "./schemas.ts";
+import { getInWorkspace, requireActorInWorkspace } from "../references.ts";
+import type { AgentStatus, agentSchema, CreateAgentInput, UpdateAgentPatch } from "./schemas.ts";
 
-export interface Agent {
-  id: string;
-  workspace_id: string;
-  name: string;
-  description: string | null;
-  instructions: string | null;
-  model: string | null;
-  tools: string[];
-  status: AgentStatus;
-  runtime_mode: "local" | "cloud";
-  runtime_config: Record<string, unknown>;
-  max_concurrent_tasks: number;
-  owner_type: "member" | "agent" | null;
-  owner_id: string | null;
-  avatar_url: null;
-  created_at: string;
-  updated_at: string;
-}
+export type Agent = z.infer<typeof agentSchema>;
 
 export const toAgent = (row: AgentsTable): Agent => ({
   ...row,
@@ -38,18 +21,8 @@ export const toAgent = (row: AgentsTable): Agent => ({
   avatar_url: null,
 });
 
-export async function getAgent(db: Db, workspaceId: string, agentId: string): Promise<Agent> {
-  const row = isId(agentId)
-    ? await db
-        .selectFrom("agents")
-        .selectAll()
-        .where("workspace_id", "=", workspaceId)
-        .where("id", "=", agentId)
-        .executeTakeFirst()
-    : undefined;
-  if (!row) throw notFound("Agent");
-  return toAgent(row);
-}
+export const getAgent = async (db: Db, workspaceId: string, agentId: string): Promise<Agent> =>
+  toAgent(await getInWorkspace(db, "agents", workspaceId, agentId, "Agent"));
 
 export async function listAgents(
   db: Db,

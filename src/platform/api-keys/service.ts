@@ -2,10 +2,10 @@
 import type { Db } from "../../db/index.ts";
 import type { ApiKeysTable } from "../../db/schema.ts";
 import { newId, now } from "../../db/values.ts";
-import { forbidden, notFound } from "../../http/errors.ts";
+import { forbidden } from "../../http/errors.ts";
 import { type Actor, hasRole, type Membership } from "../access.ts";
 import { recordActivity } from "../activity/record.ts";
-import { isId } from "../fields.ts";
+import { getInWorkspace } from "../references.ts";
 import { generateApiKey } from "./secrets.ts";
 
 export type ApiKey = Omit<ApiKeysTable, "workspace_id" | "key_hash">;
@@ -59,15 +59,7 @@ export async function listApiKeys(db: Db, workspaceId: string, page: { limit: nu
 /** Deletes the key, so the next request that presents it is a 401. Admins revoke any key, others their own. */
 export async function revokeApiKey(db: Db, by: Membership, keyId: string, actor: Actor): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    const row = isId(keyId)
-      ? await trx
-          .selectFrom("api_keys")
-          .selectAll()
-          .where("workspace_id", "=", by.workspaceId)
-          .where("id", "=", keyId)
-          .executeTakeFirst()
-      : undefined;
-    if (!row) throw notFound("API key");
+    const row = await getInWorkspace(trx, "api_keys", by.workspaceId, keyId, "API key");
     if (row.created_by !== by.userId && !hasRole(by.role, "admin")) {
       throw forbidden("Only an admin or the key's creator can revoke it");
     }

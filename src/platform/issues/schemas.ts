@@ -52,18 +52,10 @@ export const createIssueBody = z.object({
  * JSON merge patch: absent = unchanged, null clears a nullable field; null on title, status, priority or
  * position is a 422. `acceptance_criteria: null` clears the list.
  */
-export const updateIssueBody = z.object({
+export const updateIssueBody = createIssueBody.extend({
   title: title().optional(),
-  description: text(100_000).nullable().optional(),
-  project_id: idField.nullable().optional(),
   status: issueStatusSchema.optional(),
   priority: issuePrioritySchema.optional(),
-  assignee_type: actorTypeSchema.nullable().optional(),
-  assignee_id: idField.nullable().optional(),
-  parent_issue_id: idField.nullable().optional(),
-  acceptance_criteria: acceptanceCriteria.nullable().optional(),
-  position: position.optional(),
-  due_date: dateText.nullable().optional(),
 });
 
 /** Filters of the issue list; each takes several values comma-separated. */

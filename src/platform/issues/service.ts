@@ -1,4 +1,5 @@
 import { type Expression, type RawBuilder, type SqlBool, sql } from "kysely";
+import type { z } from "zod";
 import type { Db, Dialect } from "../../db/index.ts";
 import type { IssuesTable } from "../../db/schema.ts";
 import { fromJson, newId, now, toJson } from "../../db/values.ts";
@@ -14,34 +15,13 @@ import type { IssuePageCache } from "./page-cache.ts";
 import {
   type CreateIssueInput,
   createIssueBody,
-  type ISSUE_PRIORITIES,
-  type ISSUE_STATUSES,
   type IssueFilters,
+  type issueSchema,
   type UpdateIssuePatch,
   updateIssueBody,
 } from "./schemas.ts";
 
-export interface Issue {
-  id: string;
-  workspace_id: string;
-  project_id: string | null;
-  title: string;
-  description: string | null;
-  status: (typeof ISSUE_STATUSES)[number];
-  priority: (typeof ISSUE_PRIORITIES)[number];
-  assignee_type: "member" | "agent" | null;
-  assignee_id: string | null;
-  creator_type: "member" | "agent";
-  creator_id: string | null;
-  number: number;
-  identifier: string;
-  parent_issue_id: string | null;
-  acceptance_criteria: string[];
-  position: number;
-  due_date: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export type Issue = z.infer<typeof issueSchema>;
 
 type IssueRow = IssuesTable & { issue_prefix: string };
 

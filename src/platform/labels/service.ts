@@ -2,30 +2,20 @@ import type { Db } from "../../db/index.ts";
 import { isUniqueViolation } from "../../db/index.ts";
 import type { LabelsTable } from "../../db/schema.ts";
 import { newId, now } from "../../db/values.ts";
-import { conflict, notFound } from "../../http/errors.ts";
+import { conflict } from "../../http/errors.ts";
 import type { Actor } from "../access.ts";
 import { diffFields, recordActivity } from "../activity/record.ts";
-import { isId } from "../fields.ts";
 import { bumpIssueListVersion } from "../issues/list-version.ts";
 import { getIssue } from "../issues/service.ts";
 import type { Page } from "../pagination.ts";
+import { getInWorkspace } from "../references.ts";
 
 export type Label = LabelsTable;
 
 const NAME_TAKEN = "A label with this name already exists in this workspace";
 
-export async function getLabel(db: Db, workspaceId: string, labelId: string): Promise<Label> {
-  const row = isId(labelId)
-    ? await db
-        .selectFrom("labels")
-        .selectAll()
-        .where("workspace_id", "=", workspaceId)
-        .where("id", "=", labelId)
-        .executeTakeFirst()
-    : undefined;
-  if (!row) throw notFound("Label");
-  return row;
-}
+export const getLabel = (db: Db, workspaceId: string, labelId: string): Promise<Label> =>
+  getInWorkspace(db, "labels", workspaceId, labelId, "Label");
 
 /** By name, then id. */
 export async function listLabels(db: Db, workspaceId: string, page: Page): Promise<Label[]> {
@@ -141,6 +131,36 @@ export async function listIssueLabels(db: Db, workspaceId: string, issueId: stri
     .execute();
 }
 
+/**
+ * Puts a label on an issue or takes it off with `change`, which says whether it altered a row. Idempotent: when it
+ * did not, nothing is bumped or logged.
+ */
+async function changeLink(
+  db: Db,
+  workspaceId: string,
+  issueId: string,
+  labelId: string,
+  actor: Actor,
+  action: "label.linked" | "label.unlinked",
+  change: (trx: Db, link: { issue_id: string; label_id: string }) => Promise<boolean>,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const issue = await getIssue(trx, workspaceId, issueId);
+    const label = await getLabel(trx, workspaceId, labelId);
+    if (!(await change(trx, { issue_id: issue.id, label_id: label.id }))) return;
+    await bumpIssueListVersion(trx, workspaceId);
+    await recordActivity(trx, {
+      workspaceId,
+      entityType: "label",
+      entityId: label.id,
+      issueId: issue.id,
+      actor,
+      action,
+      details: { name: label.name, identifier: issue.identifier },
+    });
+  });
+}
+
 /** Idempotent: linking a label that is already on the issue changes nothing and logs nothing. */
 export async function linkLabel(
   db: Db,
@@ -149,25 +169,13 @@ export async function linkLabel(
   labelId: string,
   actor: Actor,
 ): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    const issue = await getIssue(trx, workspaceId, issueId);
-    const label = await getLabel(trx, workspaceId, labelId);
+  await changeLink(db, workspaceId, issueId, labelId, actor, "label.linked", async (trx, link) => {
     const inserted = await trx
       .insertInto("issue_labels")
-      .values({ issue_id: issue.id, label_id: label.id, created_at: now() })
+      .values({ ...link, created_at: now() })
       .onConflict((oc) => oc.columns(["issue_id", "label_id"]).doNothing())
       .executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return;
-    await bumpIssueListVersion(trx, workspaceId);
-    await recordActivity(trx, {
-      workspaceId,
-      entityType: "label",
-      entityId: label.id,
-      issueId: issue.id,
-      actor,
-      action: "label.linked",
-      details: { name: label.name, identifier: issue.identifier },
-    });
+    return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
   });
 }
 
@@ -179,24 +187,12 @@ export async function unlinkLabel(
   labelId: string,
   actor: Actor,
 ): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    const issue = await getIssue(trx, workspaceId, issueId);
-    const label = await getLabel(trx, workspaceId, labelId);
+  await changeLink(db, workspaceId, issueId, labelId, actor, "label.unlinked", async (trx, link) => {
     const deleted = await trx
       .deleteFrom("issue_labels")
-      .where("issue_id", "=", issue.id)
-      .where("label_id", "=", label.id)
+      .where("issue_id", "=", link.issue_id)
+      .where("label_id", "=", link.label_id)
       .executeTakeFirst();
-    if (Number(deleted.numDeletedRows) === 0) return;
-    await bumpIssueListVersion(trx, workspaceId);
-    await recordActivity(trx, {
-      workspaceId,
-      entityType: "label",
-      entityId: label.id,
-      issueId: issue.id,
-      actor,
-      action: "label.unlinked",
-      details: { name: label.name, identifier: issue.identifier },
-    });
+    return Number(deleted.numDeletedRows) > 0;
   });
 }

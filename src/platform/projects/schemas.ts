@@ -37,13 +37,9 @@ export const createProjectBody = z.object({
 });
 
 /** JSON merge patch: absent = unchanged, null clears a nullable field (null on title or status is a 422). */
-export const updateProjectBody = z.object({
+export const updateProjectBody = createProjectBody.extend({
   title: title().optional(),
-  description: text(100_000).nullable().optional(),
-  icon: text(200).nullable().optional(),
   status: projectStatusSchema.optional(),
-  lead_type: actorTypeSchema.nullable().optional(),
-  lead_id: idField.nullable().optional(),
 });
 
 export type CreateProjectInput = z.infer<typeof createProjectBody>;

@@ -1,14 +1,13 @@
 import type { Db } from "../../db/index.ts";
 import type { ProjectsTable } from "../../db/schema.ts";
 import { newId, now } from "../../db/values.ts";
-import { forbidden, notFound } from "../../http/errors.ts";
+import { forbidden } from "../../http/errors.ts";
 import { type Actor, hasRole, type Role } from "../access.ts";
 import { diffFields, recordActivity } from "../activity/record.ts";
-import { isId } from "../fields.ts";
 import { bumpIssueListVersion } from "../issues/list-version.ts";
 import { ISSUE_STATUSES } from "../issues/schemas.ts";
 import type { Page } from "../pagination.ts";
-import { patchActorRef } from "../references.ts";
+import { getInWorkspace, patchActorRef } from "../references.ts";
 import type { CreateProjectInput, PROJECT_STATUSES, UpdateProjectPatch } from "./schemas.ts";
 
 export type Project = Omit<ProjectsTable, "status" | "lead_type"> & {
@@ -18,18 +17,8 @@ export type Project = Omit<ProjectsTable, "status" | "lead_type"> & {
 
 const toProject = (row: ProjectsTable): Project => row as Project;
 
-export async function getProject(db: Db, workspaceId: string, projectId: string): Promise<Project> {
-  const row = isId(projectId)
-    ? await db
-        .selectFrom("projects")
-        .selectAll()
-        .where("workspace_id", "=", workspaceId)
-        .where("id", "=", projectId)
-        .executeTakeFirst()
-    : undefined;
-  if (!row) throw notFound("Project");
-  return toProject(row);
-}
+export const getProject = async (db: Db, workspaceId: string, projectId: string): Promise<Project> =>
+  toProject(await getInWorkspace(db, "projects", workspaceId, projectId, "Project"));
 
 export async function listProjects(db: Db, workspaceId: string, page: Page): Promise<Project[]> {
   const rows = await db

@@ -9,7 +9,7 @@ import { createWorkspace, deleteWorkspace, getWorkspace, listWorkspaces, updateW
 
 const tags = ["workspaces"];
 
-/** `/workspaces/` itself; everything under `/workspaces/:ws_id` is registered by `workspaceScopedRoutes`. */
+/** `/workspaces/` itself; everything under `/workspaces/:ws_id` is registered by `workspaceRoutes` and the other feature plugins (see ../index.ts). */
 export async function workspaceCollectionRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
