@@ -17,10 +17,18 @@ const bool = z.preprocess(
     .transform((value) => ["true", "1", "yes", "on"].includes(value))
     .optional(),
 );
-const httpUrl = z.preprocess(
-  emptyAsUndefined,
-  z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).optional(),
-);
+const httpUrlSchema = z.url({ protocol: /^https?$/, message: "must be an http(s) URL" });
+const httpUrl = z.preprocess(emptyAsUndefined, httpUrlSchema.optional());
+/** A positive whole number of `unit` (seconds, milliseconds), `fallback` when unset. */
+const positiveWholeNumber = (unit: string, fallback: number) =>
+  z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number({ message: `must be a whole number of ${unit}` })
+      .int({ message: `must be a whole number of ${unit}` })
+      .positive({ message: `must be a positive number of ${unit}` })
+      .default(fallback),
+  );
 
 const envSchema = z.object({
   HOST: z.preprocess(emptyAsUndefined, z.string().default("127.0.0.1")),
@@ -40,14 +48,7 @@ const envSchema = z.object({
   ),
   PLATFORM_ENV: z.preprocess(emptyAsUndefined, z.string().default("dev")),
   PLATFORM_JWT_SECRET: optionalString,
-  PLATFORM_JWT_TTL: z.preprocess(
-    emptyAsUndefined,
-    z.coerce
-      .number({ message: "must be a whole number of seconds" })
-      .int({ message: "must be a whole number of seconds" })
-      .positive({ message: "must be a positive number of seconds" })
-      .default(2_592_000),
-  ),
+  PLATFORM_JWT_TTL: positiveWholeNumber("seconds", 2_592_000),
   // Agent runtime (models)
   AGENT_MODEL: z.preprocess(
     emptyAsUndefined,
@@ -61,32 +62,15 @@ const envSchema = z.object({
   AGENT_INSTRUCTIONS: z.preprocess(emptyAsUndefined, z.string().default("You are a helpful assistant.")),
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: httpUrl,
-  OLLAMA_BASE_URL: z.preprocess(
-    emptyAsUndefined,
-    z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).default("http://127.0.0.1:11434/v1"),
-  ),
+  OLLAMA_BASE_URL: z.preprocess(emptyAsUndefined, httpUrlSchema.default("http://127.0.0.1:11434/v1")),
   ANTHROPIC_API_KEY: optionalString,
   ANTHROPIC_BASE_URL: httpUrl,
-  AGENT_MODEL_TIMEOUT_MS: z.preprocess(
-    emptyAsUndefined,
-    z.coerce
-      .number({ message: "must be a whole number of milliseconds" })
-      .int({ message: "must be a whole number of milliseconds" })
-      .positive({ message: "must be a positive number of milliseconds" })
-      .default(60_000),
-  ),
+  AGENT_MODEL_TIMEOUT_MS: positiveWholeNumber("milliseconds", 60_000),
   AGENT_MAX_STEPS: z.preprocess(
     emptyAsUndefined,
     z.coerce.number().int({ message: "must be a whole number" }).min(1).max(100).default(10),
   ),
-  AGUI_KEEPALIVE_MS: z.preprocess(
-    emptyAsUndefined,
-    z.coerce
-      .number({ message: "must be a whole number of milliseconds" })
-      .int({ message: "must be a whole number of milliseconds" })
-      .positive({ message: "must be a positive number of milliseconds" })
-      .default(15_000),
-  ),
+  AGUI_KEEPALIVE_MS: positiveWholeNumber("milliseconds", 15_000),
   // Voice-call server
   VENDOR_API_KEY: optionalString,
   VENDOR_REALTIME_URL: z.preprocess(

@@ -26,8 +26,8 @@ import { platformRoutes } from "./platform/index.ts";
 import { platformToolSource } from "./platform/tools.ts";
 import { ToolRegistry } from "./tools/registry.ts";
 
-export const VERSION = "0.1.0";
-export const BODY_LIMIT_BYTES = 1024 * 1024;
+const VERSION = "0.1.0";
+const BODY_LIMIT_BYTES = 1024 * 1024;
 
 export interface ServerOptions {
   config: Config;
@@ -118,5 +118,3 @@ function logOneLinePerRequest(app: FastifyInstance): void {
     );
   });
 }
-
-export type { Config };

@@ -1,10 +1,9 @@
 // The DNS-rebinding guard shared by the tool-protocol and agent-UI endpoints: both run tools on the user's machine.
 import type { IncomingHttpHeaders, Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
 import { forbidden } from "./errors.ts";
 
-export const NOT_LOOPBACK = "Host or Origin is not a loopback name (DNS-rebinding guard)";
+const NOT_LOOPBACK = "Host or Origin is not a loopback name (DNS-rebinding guard)";
 
 /**
  * Every route of `scope` refuses, with 403, requests whose Host or Origin is not a loopback name while the server
@@ -24,13 +23,14 @@ export function listensOnLoopbackOnly(server: Server): boolean {
   if (known === undefined) {
     const address = server.address();
     if (address === null) return false;
-    known = isLoopbackAddress(address);
+    // Loopback only: 127.x or ::1; false for 0.0.0.0, :: or a public address (a string address is a pipe).
+    known = typeof address !== "string" && (address.address === "::1" || address.address.startsWith("127."));
     loopbackServers.set(server, known);
   }
   return known;
 }
 
-export function isLoopbackName(hostname: string): boolean {
+function isLoopbackName(hostname: string): boolean {
   const name = hostname.toLowerCase();
   return (
     name === "localhost" ||
@@ -39,12 +39,6 @@ export function isLoopbackName(hostname: string): boolean {
     name === "[::1]" ||
     /^127(\.\d{1,3}){3}$/.test(name)
   );
-}
-
-/** Whether the server listens on a loopback address only (127.x, ::1); false for 0.0.0.0, :: or a public address. */
-export function isLoopbackAddress(address: AddressInfo | string | null): boolean {
-  if (address === null || typeof address === "string") return false;
-  return address.address === "::1" || address.address.startsWith("127.");
 }
 
 /** The host part of a Host header (`name:port`, `[v6]:port`). */
@@ -66,7 +60,7 @@ export function originIsLoopback(origin: string): boolean {
  * A server bound to loopback only serves pages and clients that address it by a loopback name: a web page that
  * rebinds its own DNS name to 127.0.0.1 still sends its own name as Host and Origin, so it is refused with 403.
  */
-export function checkLoopbackRequest(headers: IncomingHttpHeaders): void {
+function checkLoopbackRequest(headers: IncomingHttpHeaders): void {
   const host = headers.host;
   if (host !== undefined && !isLoopbackName(hostOf(host))) throw forbidden(NOT_LOOPBACK);
   const origin = headers.origin;

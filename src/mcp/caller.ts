@@ -4,7 +4,7 @@ import type { AppContext } from "../context.ts";
 import { unauthorized } from "../http/errors.ts";
 import type { ToolContext } from "../tools/registry.ts";
 
-export const MISSING_CREDENTIAL = "Missing credential: send X-API-Key or Authorization: Bearer <API key>";
+const MISSING_CREDENTIAL = "Missing credential: send X-API-Key or Authorization: Bearer <API key>";
 
 const ANONYMOUS: ToolContext = Object.freeze({});
 
@@ -13,18 +13,14 @@ const ANONYMOUS: ToolContext = Object.freeze({});
  * only; no credential is anonymous (custom tools only), allowed in PLATFORM_ENV=dev only. A bad credential is a 401.
  */
 export async function resolveCaller(ctx: AppContext, headers: IncomingHttpHeaders): Promise<ToolContext> {
-  if (headers["x-api-key"] === undefined && headers.authorization === undefined) {
-    if (!ctx.config.isDev) throw unauthorized(MISSING_CREDENTIAL);
-    return ANONYMOUS;
-  }
   const principal = await ctx.authenticator.authenticate(headers);
-  if (!principal) {
-    if (!ctx.config.isDev) throw unauthorized(MISSING_CREDENTIAL);
-    return ANONYMOUS;
+  if (principal) {
+    return principal.apiKey
+      ? { userId: principal.user.id, workspaceId: principal.apiKey.workspaceId }
+      : { userId: principal.user.id };
   }
-  return principal.apiKey
-    ? { userId: principal.user.id, workspaceId: principal.apiKey.workspaceId }
-    : { userId: principal.user.id };
+  if (!ctx.config.isDev) throw unauthorized(MISSING_CREDENTIAL);
+  return ANONYMOUS;
 }
 
 /**

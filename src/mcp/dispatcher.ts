@@ -31,7 +31,7 @@ export const RPC_ERRORS = {
 type RpcError = (typeof RPC_ERRORS)[keyof typeof RPC_ERRORS];
 
 /** An error response whose id may be null (parse errors, unreadable ids), which the SDK's type leaves out. */
-export type RpcErrorResponse = Omit<JSONRPCErrorResponse, "id"> & { id: RequestId | null };
+type RpcErrorResponse = Omit<JSONRPCErrorResponse, "id"> & { id: RequestId | null };
 
 export interface ServerInfo {
   name: string;
@@ -68,7 +68,7 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
 const isRequestId = (value: unknown): value is RequestId =>
   typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
 
-export function errorResponse(id: RequestId | null, rpc: RpcError): string {
+function errorResponse(id: RequestId | null, rpc: RpcError): string {
   const response: RpcErrorResponse = { jsonrpc: "2.0", id, error: { code: rpc.code, message: rpc.message } };
   return JSON.stringify(response);
 }
@@ -95,7 +95,7 @@ export class McpDispatcher {
   }
 
   /** Handles one already-parsed message; never throws. */
-  async dispatch(message: unknown, caller: ToolContext): Promise<DispatchOutcome> {
+  private async dispatch(message: unknown, caller: ToolContext): Promise<DispatchOutcome> {
     if (!isPlainObject(message)) return malformed(null, RPC_ERRORS.invalidRequest);
     const hasId = "id" in message;
     const rawId = message.id;

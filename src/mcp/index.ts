@@ -9,7 +9,7 @@ import { McpDispatcher, type ServerInfo } from "./dispatcher.ts";
 import { MESSAGES_PATH, SseSessions } from "./sse.ts";
 import { streamableHttpRoutes } from "./streamable-http.ts";
 
-export const SERVER_NAME = "agent-platform";
+const SERVER_NAME = "agent-platform";
 
 export interface McpOptions {
   version: string;

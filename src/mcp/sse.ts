@@ -8,7 +8,7 @@ import type { FastifyReply } from "fastify";
 import type { ToolContext } from "../tools/registry.ts";
 import type { McpDispatcher } from "./dispatcher.ts";
 
-export const KEEPALIVE_INTERVAL_MS = 15_000;
+const KEEPALIVE_INTERVAL_MS = 15_000;
 export const MESSAGES_PATH = "/messages/";
 const SESSION_ID = /^[0-9a-f]{32}$/;
 const KEEPALIVE_FRAME = ": keepalive\n\n";
@@ -22,7 +22,7 @@ interface SseSession {
   abort: AbortController;
 }
 
-export type SessionLookup = { found: true } | { found: false; status: 400 | 404; detail: string };
+type SessionLookup = { found: true } | { found: false; status: 400 | 404; detail: string };
 
 export class SseSessions {
   private readonly sessions = new Map<string, SseSession>();

@@ -7,7 +7,7 @@ import type { AppContext } from "../context.ts";
 import { abortOnDisconnect, resolveCaller } from "./caller.ts";
 import type { McpDispatcher } from "./dispatcher.ts";
 
-export const STREAMABLE_HTTP_PATH = "/mcp";
+const STREAMABLE_HTTP_PATH = "/mcp";
 
 /** JSON unless the client accepts only an event stream (the spec lets a server pick either when both are offered). */
 function wantsEventStream(accept: string | undefined): boolean {

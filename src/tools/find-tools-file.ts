@@ -3,8 +3,8 @@ import { extname, join, resolve } from "node:path";
 import { ToolsFileError } from "./tools-file-error.ts";
 
 /** Looked for in this order; the first one found is the tools file. */
-export const TOOLS_FILE_NAMES = ["tools.ts", "tools.js", "tools.mjs", "tools.py"] as const;
-export const JS_EXTENSIONS = [".ts", ".mts", ".cts", ".js", ".mjs", ".cjs"];
+const TOOLS_FILE_NAMES = ["tools.ts", "tools.js", "tools.mjs", "tools.py"] as const;
+const JS_EXTENSIONS = [".ts", ".mts", ".cts", ".js", ".mjs", ".cjs"];
 
 async function kind(path: string): Promise<"file" | "directory" | undefined> {
   try {

@@ -1,5 +1,5 @@
 // Loads tools.py through a long-lived python3 child, restarted on the next call after it dies.
-
+import { setTimeout as delay } from "node:timers/promises";
 import { PythonChild } from "./python-child.ts";
 import type { Tool } from "./registry.ts";
 import { checkDefinitions } from "./tool-definitions.ts";
@@ -8,10 +8,6 @@ import { checkDefinitions } from "./tool-definitions.ts";
 const QUICK_CRASH_MS = 2_000;
 const FIRST_BACKOFF_MS = 100;
 const MAX_BACKOFF_MS = 5_000;
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise((resolve, reject) => {

@@ -74,7 +74,7 @@ export class ToolRegistry {
   }
 
   /** Undefined when the arguments fit the schema, else a one-line description of the first problem. */
-  validate(tool: Tool, args: unknown): string | undefined {
+  private validate(tool: Tool, args: unknown): string | undefined {
     let validator = this.validators.get(tool.inputSchema);
     if (!validator) {
       validator = this.ajv.compile(tool.inputSchema);

@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { Ajv } from "ajv";
 import type { JsonSchemaObject } from "./registry.ts";
-import { lineOf, ToolsFileError } from "./tools-file-error.ts";
+import { ToolsFileError } from "./tools-file-error.ts";
 
 export interface ToolDefinition {
   name: string;
@@ -91,4 +91,14 @@ function lineOfText(file: string, name: string, occurrence = 0): number | undefi
     if (line) return line;
   }
   return undefined;
+}
+
+/** The 1-based line of the nth (0-based) occurrence of `needle` in `source`, if there is one. */
+function lineOf(source: string, needle: string, occurrence: number): number | undefined {
+  let at = -1;
+  for (let seen = 0; seen <= occurrence; seen++) {
+    at = source.indexOf(needle, at + 1);
+    if (at < 0) return undefined;
+  }
+  return source.slice(0, at).split("\n").length;
 }
