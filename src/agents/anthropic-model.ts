@@ -11,21 +11,16 @@ import {
   type ModelClient,
   type ModelEvent,
   type ModelRequest,
+  pooledClients,
+  type ToolSpec,
   type Usage,
 } from "./model.ts";
 
 const MAX_TOKENS = 4096;
-const clients = new Map<string, Anthropic>();
 
-export function anthropicClient(baseURL: string | undefined, apiKey: string, timeoutMs: number): Anthropic {
-  const key = `${baseURL ?? ""}\n${apiKey}\n${timeoutMs}`;
-  let client = clients.get(key);
-  if (!client) {
-    client = new Anthropic({ baseURL, apiKey, maxRetries: 1, timeout: timeoutMs });
-    clients.set(key, client);
-  }
-  return client;
-}
+export const anthropicClient = pooledClients(
+  (baseURL, apiKey, timeout) => new Anthropic({ baseURL, apiKey, maxRetries: 1, timeout }),
+);
 
 export class AnthropicModel implements ModelClient {
   constructor(
@@ -48,7 +43,7 @@ export class AnthropicModel implements ModelClient {
         { signal: request.signal },
       )
       .catch((error: unknown) => {
-        throw describeSdkFailure(Anthropic, "ANTHROPIC_API_KEY", this.id, error);
+        throw this.failure(error);
       });
 
     yield { type: "open" };
@@ -83,13 +78,18 @@ export class AnthropicModel implements ModelClient {
         }
       }
     } catch (error) {
-      throw describeSdkFailure(Anthropic, "ANTHROPIC_API_KEY", this.id, error);
+      throw this.failure(error);
     }
     yield { type: "finish", reason: finishReason, usage };
   }
+
+  /** Failures name the model, never the key. */
+  private failure(error: unknown): unknown {
+    return describeSdkFailure(Anthropic, "ANTHROPIC_API_KEY", this.id, error);
+  }
 }
 
-function toAnthropicTool(tool: { name: string; description: string; parameters: Record<string, unknown> }) {
+function toAnthropicTool(tool: ToolSpec) {
   return {
     name: tool.name,
     description: tool.description,

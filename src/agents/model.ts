@@ -49,6 +49,22 @@ export interface ModelClient {
 
 export type ModelSettings = Config["agent"];
 
+type ClientFactory<C> = (baseURL: string | undefined, apiKey: string, timeoutMs: number) => C;
+
+/** Memoises `create`: one SDK client per endpoint, key and timeout, so connections are pooled across runs. */
+export function pooledClients<C>(create: ClientFactory<C>): ClientFactory<C> {
+  const clients = new Map<string, C>();
+  return (baseURL, apiKey, timeoutMs) => {
+    const key = `${baseURL ?? ""}\n${apiKey}\n${timeoutMs}`;
+    let client = clients.get(key);
+    if (!client) {
+      client = create(baseURL, apiKey, timeoutMs);
+      clients.set(key, client);
+    }
+    return client;
+  };
+}
+
 /** A failure of the model side, with a stable code for run_error and a message fit to show the user. */
 export class ModelError extends Error {
   constructor(

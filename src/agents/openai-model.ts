@@ -8,24 +8,17 @@ import {
   type ModelClient,
   type ModelEvent,
   type ModelRequest,
+  pooledClients,
+  type ToolSpec,
   type Usage,
 } from "./model.ts";
 import { fetchInPieces } from "./sse-pieces.ts";
 
-/** One SDK client per endpoint and key, so connections are pooled across runs. */
-const clients = new Map<string, OpenAI>();
-
-export function openaiClient(baseURL: string | undefined, apiKey: string, timeoutMs: number): OpenAI {
-  const key = `${baseURL ?? ""}\n${apiKey}\n${timeoutMs}`;
-  let client = clients.get(key);
-  if (!client) {
-    // One retry on a connection error, 429 or 5xx; `timeout` bounds each attempt up to the response headers,
-    // the runtime's watchdog the silences of the stream after them.
-    client = new OpenAI({ baseURL, apiKey, maxRetries: 1, timeout: timeoutMs, fetch: fetchInPieces });
-    clients.set(key, client);
-  }
-  return client;
-}
+// One retry on a connection error, 429 or 5xx; `timeout` bounds each attempt up to the response headers, the
+// runtime's watchdog the silences of the stream after them.
+export const openaiClient = pooledClients(
+  (baseURL, apiKey, timeout) => new OpenAI({ baseURL, apiKey, maxRetries: 1, timeout, fetch: fetchInPieces }),
+);
 
 export class OpenAIChatModel implements ModelClient {
   constructor(
@@ -134,7 +127,7 @@ class ChunkEvents implements AsyncIterator<ModelEvent> {
   }
 }
 
-function toOpenAITool(tool: { name: string; description: string; parameters: Record<string, unknown> }) {
+function toOpenAITool(tool: ToolSpec) {
   return {
     type: "function",
     function: { name: tool.name, description: tool.description, parameters: tool.parameters },

@@ -4,7 +4,14 @@ import type { AppContext } from "../context.ts";
 import { newId } from "../db/values.ts";
 import type { Tool, ToolContext } from "../tools/registry.ts";
 import { type PlatformAgent, writeAgentStatus } from "./agent-store.ts";
-import { type ModelClient, ModelError, type ToolCallRecord, type ToolSpec, type Usage } from "./model.ts";
+import {
+  type ChatMessage,
+  type ModelClient,
+  ModelError,
+  type ToolCallRecord,
+  type ToolSpec,
+  type Usage,
+} from "./model.ts";
 import { createModelClient } from "./models.ts";
 import { appendMessages, modelReadyHistory, openThread, type ThreadMessage, unseenMessages } from "./threads.ts";
 
@@ -169,7 +176,7 @@ export class AgentRuntime {
 
     const thread = await openThread(db, request.scope, request.threadId, agent.platform?.id ?? null);
     await appendMessages(db, thread, unseenMessages(thread, request.messages));
-    const usage: Usage = { inputTokens: 0, outputTokens: 0 };
+    const usage: Required<Usage> = { inputTokens: 0, outputTokens: 0 };
 
     for (let step = 1; ; step++) {
       if (step > config.agent.maxSteps) {
@@ -187,8 +194,8 @@ export class AgentRuntime {
         messageId,
         request,
       );
-      usage.inputTokens = (usage.inputTokens ?? 0) + (turn.usage?.inputTokens ?? 0);
-      usage.outputTokens = (usage.outputTokens ?? 0) + (turn.usage?.outputTokens ?? 0);
+      usage.inputTokens += turn.usage?.inputTokens ?? 0;
+      usage.outputTokens += turn.usage?.outputTokens ?? 0;
       const assistant: ThreadMessage = {
         id: messageId,
         message: turn.toolCalls.length
@@ -218,7 +225,7 @@ export class AgentRuntime {
   private async streamTurn(
     model: ModelClient,
     system: string,
-    messages: ReturnType<typeof modelReadyHistory>,
+    messages: ChatMessage[],
     tools: ToolSpec[],
     messageId: string,
     request: RunRequest,

@@ -6,7 +6,7 @@ import { listWorkspaceAgents, type PlatformAgent } from "./agent-store.ts";
 import { runtimeFor } from "./runtime.ts";
 
 /** `Support Bot #2` → `support_bot_2`. */
-export function agentSlug(name: string): string {
+function agentSlug(name: string): string {
   const slug = name
     .normalize("NFKD")
     .replace(/[\u0300-\u036f]/g, "")
