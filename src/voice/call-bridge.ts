@@ -55,7 +55,6 @@ export class CallBridge {
       this.resolveFinished = resolve;
     });
     this.carrier = new CarrierStream(socket, {
-      connected: () => {},
       start: (start) => this.start(start),
       media: (payload) => this.provider?.appendAudio(payload),
       mark: (name) => this.session?.markAcknowledged(name),
@@ -98,7 +97,7 @@ export class CallBridge {
     const { settings } = this;
     this.record = new CallRecord(settings.db, settings.log, start.callSid, start.streamSid);
     this.log = settings.log.child({ callId: this.record.callId, callSid: start.callSid, streamSid: start.streamSid });
-    this.session = new CallSession(this.record.callId, start.streamSid, start.callSid);
+    this.session = new CallSession();
     this.carrier.useStreamSid(start.streamSid);
     this.runner = new FunctionCallRunner(settings.registry, { signal: this.abort.signal });
     this.log.info("call started");
@@ -117,7 +116,7 @@ export class CallBridge {
         callerTranscript: (text) => this.record?.addTranscript("caller", text),
         assistantTranscript: (text) => this.record?.addTranscript("assistant", text),
         functionCallDone: (call) => this.runner?.start(call),
-        responseDone: (_responseId, calls) => void this.answerFunctionCalls(calls),
+        responseDone: (calls) => void this.answerFunctionCalls(calls),
         providerError: (message) => this.log.warn({ providerMessage: message }, "realtime provider reported an error"),
         closed: (reason) => {
           this.log.error(`realtime provider ${reason}`);

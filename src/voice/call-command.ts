@@ -8,14 +8,8 @@ import { TunnelError } from "./tunnel.ts";
 const DEFAULT_PORT = 8090;
 const USAGE = "usage: agent-platform call [--public] [--port N] [--tools PATH]";
 
-/** Runs until SIGINT/SIGTERM; resolves with the process exit code (also set as process.exitCode). */
+/** Runs until SIGINT/SIGTERM; resolves with the process exit code. */
 export async function runCallCommand(args: string[]): Promise<number> {
-  const code = await run(args);
-  process.exitCode = code;
-  return code;
-}
-
-async function run(args: string[]): Promise<number> {
   let flags: { public?: boolean; port?: string; tools?: string; help?: boolean };
   try {
     flags = parseArgs({

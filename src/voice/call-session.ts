@@ -2,7 +2,7 @@
 // mark; the carrier echoes a mark once the audio before it has played, so acknowledged marks give the played length.
 
 /** μ-law at 8 kHz: one byte per sample, 8 bytes per millisecond. */
-export const ULAW_BYTES_PER_MS = 8;
+const ULAW_BYTES_PER_MS = 8;
 
 interface SentMark {
   name: string;
@@ -16,7 +16,7 @@ export interface Interruption {
   audioEndMs: number;
 }
 
-export function base64DecodedLength(base64: string): number {
+function base64DecodedLength(base64: string): number {
   if (base64.length === 0) return 0;
   const padding = base64.endsWith("==") ? 2 : base64.endsWith("=") ? 1 : 0;
   return (base64.length / 4) * 3 - padding;
@@ -31,12 +31,6 @@ export class CallSession {
   private currentItemBytes = 0;
   private markCount = 0;
   private drainWaiters: Array<() => void> = [];
-
-  constructor(
-    readonly callId: string,
-    readonly streamSid: string,
-    readonly callSid: string,
-  ) {}
 
   /** Records an audio chunk sent to the carrier; returns the name of the mark to send after it. */
   audioSent(itemId: string, base64Payload: string): string {

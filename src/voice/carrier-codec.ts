@@ -10,7 +10,6 @@ export interface StreamStart {
 }
 
 export interface CarrierEvents {
-  connected(): void;
   start(start: StreamStart): void;
   /** Base64 μ-law 8 kHz, passed through untouched. */
   media(payload: string): void;
@@ -23,58 +22,13 @@ export interface CarrierEvents {
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
-export type CarrierFrame =
-  | { event: "connected" }
-  | { event: "start"; start: StreamStart }
-  | { event: "media"; payload: string }
-  | { event: "mark"; name: string }
-  | { event: "dtmf"; digit: string }
-  | { event: "stop" }
-  | { event: "malformed"; reason: string };
-
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-export function parseCarrierFrame(text: string): CarrierFrame {
-  let frame: unknown;
-  try {
-    frame = JSON.parse(text);
-  } catch {
-    return { event: "malformed", reason: "not JSON" };
-  }
-  if (!isRecord(frame) || typeof frame.event !== "string") return { event: "malformed", reason: "no event name" };
-  switch (frame.event) {
-    case "media": {
-      const payload = isRecord(frame.media) ? frame.media.payload : undefined;
-      if (typeof payload !== "string" || payload.length % 4 !== 0 || !BASE64.test(payload)) {
-        return { event: "malformed", reason: "media without a base64 payload" };
-      }
-      return { event: "media", payload };
-    }
-    case "mark": {
-      const name = isRecord(frame.mark) ? frame.mark.name : undefined;
-      return typeof name === "string" ? { event: "mark", name } : { event: "malformed", reason: "mark without a name" };
-    }
-    case "start":
-      return parseStart(frame.start);
-    case "dtmf": {
-      const digit = isRecord(frame.dtmf) ? frame.dtmf.digit : undefined;
-      return typeof digit === "string"
-        ? { event: "dtmf", digit }
-        : { event: "malformed", reason: "dtmf without a digit" };
-    }
-    case "connected":
-      return { event: "connected" };
-    case "stop":
-      return { event: "stop" };
-    default:
-      return { event: "malformed", reason: `unknown event ${JSON.stringify(frame.event).slice(0, 40)}` };
-  }
-}
-
-function parseStart(start: unknown): CarrierFrame {
+/** The `start` frame's fields, or why it is malformed. */
+function parseStart(start: unknown): StreamStart | string {
   if (!isRecord(start) || typeof start.streamSid !== "string" || start.streamSid === "") {
-    return { event: "malformed", reason: "start without a streamSid" };
+    return "start without a streamSid";
   }
   const customParameters: Record<string, string> = {};
   if (isRecord(start.customParameters)) {
@@ -83,7 +37,7 @@ function parseStart(start: unknown): CarrierFrame {
     }
   }
   const callSid = typeof start.callSid === "string" ? start.callSid : "";
-  return { event: "start", start: { streamSid: start.streamSid, callSid, customParameters } };
+  return { streamSid: start.streamSid, callSid, customParameters };
 }
 
 /** One carrier connection: decodes its frames into events and encodes what the bridge sends back. */
@@ -100,16 +54,12 @@ export class CarrierStream {
     socket.on("error", () => {});
   }
 
-  get isOpen(): boolean {
-    return this.socket.readyState === this.socket.OPEN;
-  }
-
   /** Every frame we send carries the stream sid learned from `start`. */
   useStreamSid(streamSid: string): void {
     this.streamSidJson = JSON.stringify(streamSid);
   }
 
-  sendMedia(payload: string): void {
+  private sendMedia(payload: string): void {
     // The payload came from JSON.parse of the provider's frame; JSON.stringify keeps it safe to splice.
     this.send(`{"event":"media","streamSid":${this.streamSidJson},"media":{"payload":${JSON.stringify(payload)}}}`);
   }
@@ -124,7 +74,7 @@ export class CarrierStream {
     raw?.uncork();
   }
 
-  sendMark(name: string): void {
+  private sendMark(name: string): void {
     this.send(`{"event":"mark","streamSid":${this.streamSidJson},"mark":{"name":${JSON.stringify(name)}}}`);
   }
 
@@ -142,34 +92,55 @@ export class CarrierStream {
     if (this.socket.readyState === this.socket.OPEN) this.socket.send(text);
   }
 
+  /** Checks a frame and hands it on as its event; anything out of shape becomes `malformed`. */
   private receive(data: RawData, isBinary: boolean): void {
-    if (isBinary) {
-      this.events.malformed("binary frame");
-      return;
+    const reason = isBinary ? "binary frame" : this.dispatch(data.toString());
+    if (reason) this.events.malformed(reason);
+  }
+
+  /** Returns why the frame is malformed, or undefined once its event has been handed on. */
+  private dispatch(text: string): string | undefined {
+    let frame: unknown;
+    try {
+      frame = JSON.parse(text);
+    } catch {
+      return "not JSON";
     }
-    const frame = parseCarrierFrame(data.toString());
+    if (!isRecord(frame) || typeof frame.event !== "string") return "no event name";
     switch (frame.event) {
-      case "media":
-        this.events.media(frame.payload);
-        break;
-      case "mark":
-        this.events.mark(frame.name);
-        break;
-      case "start":
-        this.events.start(frame.start);
-        break;
-      case "dtmf":
-        this.events.dtmf(frame.digit);
-        break;
+      case "media": {
+        const payload = isRecord(frame.media) ? frame.media.payload : undefined;
+        if (typeof payload !== "string" || payload.length % 4 !== 0 || !BASE64.test(payload)) {
+          return "media without a base64 payload";
+        }
+        this.events.media(payload);
+        return undefined;
+      }
+      case "mark": {
+        const name = isRecord(frame.mark) ? frame.mark.name : undefined;
+        if (typeof name !== "string") return "mark without a name";
+        this.events.mark(name);
+        return undefined;
+      }
+      case "start": {
+        const start = parseStart(frame.start);
+        if (typeof start === "string") return start;
+        this.events.start(start);
+        return undefined;
+      }
+      case "dtmf": {
+        const digit = isRecord(frame.dtmf) ? frame.dtmf.digit : undefined;
+        if (typeof digit !== "string") return "dtmf without a digit";
+        this.events.dtmf(digit);
+        return undefined;
+      }
       case "connected":
-        this.events.connected();
-        break;
+        return undefined;
       case "stop":
         this.events.stop();
-        break;
-      case "malformed":
-        this.events.malformed(frame.reason);
-        break;
+        return undefined;
+      default:
+        return `unknown event ${JSON.stringify(frame.event).slice(0, 40)}`;
     }
   }
 }

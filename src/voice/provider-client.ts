@@ -23,8 +23,8 @@ export interface ProviderEvents {
   speechStarted(): void;
   callerTranscript(text: string): void;
   assistantTranscript(text: string): void;
-  functionCallDone(call: FunctionCall, responseId: string): void;
-  responseDone(responseId: string, calls: FunctionCall[]): void;
+  functionCallDone(call: FunctionCall): void;
+  responseDone(calls: FunctionCall[]): void;
   /** An `error` event: the provider reports a problem but keeps the session. */
   providerError(message: string): void;
   /** The connection failed or the provider closed it (never called after our own close()). */
@@ -51,7 +51,6 @@ export class ProviderClient {
   private readonly socket: WebSocket;
   private dialect: Dialect | undefined;
   private pendingAudio: string[] = [];
-  private droppedFrames = 0;
   private failure: string | undefined;
   private closedByUs = false;
   private sessionTimer: NodeJS.Timeout | undefined;
@@ -79,16 +78,9 @@ export class ProviderClient {
     });
   }
 
-  get frameDrops(): number {
-    return this.droppedFrames;
-  }
-
   appendAudio(payload: string): void {
     if (this.dialect === undefined) {
-      if (this.pendingAudio.length >= MAX_PENDING_FRAMES) {
-        this.pendingAudio.shift();
-        this.droppedFrames++;
-      }
+      if (this.pendingAudio.length >= MAX_PENDING_FRAMES) this.pendingAudio.shift();
       this.pendingAudio.push(payload);
       return;
     }
@@ -179,14 +171,14 @@ export class ProviderClient {
         return;
       case "response.output_item.done": {
         const call = functionCallOf(message.item);
-        if (call) this.events.functionCallDone(call, responseIdOf(message.response_id));
+        if (call) this.events.functionCallDone(call);
         return;
       }
       case "response.done": {
         const response = (message.response ?? {}) as Record<string, unknown>;
         const output = Array.isArray(response.output) ? response.output : [];
         const calls = output.map(functionCallOf).filter((call): call is FunctionCall => call !== undefined);
-        this.events.responseDone(responseIdOf(response.id), calls);
+        this.events.responseDone(calls);
         return;
       }
       case "error": {
@@ -196,10 +188,6 @@ export class ProviderClient {
       }
     }
   }
-}
-
-function responseIdOf(value: unknown): string {
-  return typeof value === "string" ? value : "";
 }
 
 function functionCallOf(item: unknown): FunctionCall | undefined {
