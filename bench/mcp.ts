@@ -6,6 +6,7 @@
 import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
+import { setTimeout as sleep } from "node:timers/promises";
 import { createTestDatabase } from "../test/helpers/databases.ts";
 import { fmt, type LoadResult, load, startChild } from "./support/processes.ts";
 import { BenchSession, closeIdlePostConnections, type SseLoadResult, sseLoad } from "./support/sse-client.ts";
@@ -53,7 +54,6 @@ const rssKiB = (pid: number): number => {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   return Number(match?.[1] ?? 0);
 };
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Memory {
   rss: number;

@@ -4,8 +4,7 @@
 import { randomBytes } from "node:crypto";
 import http from "node:http";
 import type { Socket } from "node:net";
-import v8 from "node:v8";
-import { runInNewContext } from "node:vm";
+import { reportMemoryOnSignal } from "./memory-on-signal.ts";
 
 const streams = new Map<string, Socket>();
 
@@ -52,12 +51,7 @@ server.listen(0, "127.0.0.1", () => {
   const address = server.address() as { port: number };
   console.log(`http://127.0.0.1:${address.port}`);
 });
-v8.setFlagsFromString("--expose-gc");
-const collectGarbage = runInNewContext("gc") as () => void;
-process.on("SIGUSR2", () => {
-  collectGarbage();
-  console.log(JSON.stringify(process.memoryUsage()));
-});
+reportMemoryOnSignal();
 process.on("SIGTERM", () => {
   for (const stream of streams.values()) stream.end();
   server.close(() => process.exit(0));
