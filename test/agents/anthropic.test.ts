@@ -1,26 +1,22 @@
 // anthropic/<model> agents through @anthropic-ai/sdk, against a local server speaking the Messages streaming protocol.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { staticSource, ToolRegistry } from "../../src/tools/registry.ts";
 import { postAgui, seedRequest } from "../helpers/agui.ts";
 import { TestAnthropicServer } from "../helpers/anthropic-server.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { testDialects } from "../helpers/databases.ts";
+import { registryWith } from "../helpers/registry.ts";
 
 describe.each(testDialects)("anthropic models (%s)", (dialect) => {
   let claude: TestAnthropicServer;
   let t: TestApp;
   beforeAll(async () => {
     claude = await TestAnthropicServer.start();
-    const registry = new ToolRegistry().addSource(
-      staticSource([
-        {
-          name: "add",
-          description: "Adds two numbers",
-          inputSchema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } } },
-          run: async (args) => ({ sum: Number(args.a) + Number(args.b) }),
-        },
-      ]),
-    );
+    const registry = registryWith({
+      name: "add",
+      description: "Adds two numbers",
+      inputSchema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } } },
+      run: async (args) => ({ sum: Number(args.a) + Number(args.b) }),
+    });
     t = await startTestApp(dialect, {
       registry,
       env: {

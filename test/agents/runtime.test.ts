@@ -1,17 +1,17 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { staticSource, type Tool, ToolRegistry } from "../../src/tools/registry.ts";
+import type { Tool, ToolRegistry } from "../../src/tools/registry.ts";
 import { createAgent, createApiKey, postAgui, seedRequest } from "../helpers/agui.ts";
-import { createWorkspaceWithRoles, startTestApp, type TestApp } from "../helpers/app.ts";
+import { createWorkspaceWithRoles, startTestApp, type TestApp, type WorkspaceWithRoles } from "../helpers/app.ts";
 import { testDialects } from "../helpers/databases.ts";
 import { TestModelServer } from "../helpers/model-server.ts";
+import { registryWith } from "../helpers/registry.ts";
 
-type Roles = Awaited<ReturnType<typeof createWorkspaceWithRoles>>;
 const roles = (messages: { role: string }[]) => messages.map((message) => message.role);
 
 describe.each(testDialects)("agent runtime (%s)", (dialect) => {
   let model: TestModelServer;
   let t: TestApp;
-  let team: Roles;
+  let team: WorkspaceWithRoles;
   let registry: ToolRegistry;
   const statusSeenByTool: string[] = [];
   let agentId: string;
@@ -48,7 +48,7 @@ describe.each(testDialects)("agent runtime (%s)", (dialect) => {
         run: async () => "nope",
       },
     ];
-    registry = new ToolRegistry().addSource(staticSource(tools));
+    registry = registryWith(...tools);
     t = await startTestApp(dialect, {
       registry,
       env: { OPENAI_BASE_URL: model.url, AGENT_MODEL: "openai/default-model", AGENT_MAX_STEPS: "3" },

@@ -1,26 +1,22 @@
 // The official client, unchanged, against our endpoint: what it received is what a CopilotKit app would show.
 import { type BaseEvent, HttpAgent } from "@ag-ui/client";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { staticSource, ToolRegistry } from "../../src/tools/registry.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { testDialects } from "../helpers/databases.ts";
 import { TestModelServer } from "../helpers/model-server.ts";
+import { registryWith } from "../helpers/registry.ts";
 
 describe.each(testDialects)("@ag-ui/client HttpAgent against POST /agui (%s)", (dialect) => {
   let model: TestModelServer;
   let t: TestApp;
   beforeAll(async () => {
     model = await TestModelServer.start();
-    const registry = new ToolRegistry().addSource(
-      staticSource([
-        {
-          name: "get_weather",
-          description: "Weather in a city",
-          inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-          run: async (args) => ({ city: args.city, sky: "sunny", celsius: 21 }),
-        },
-      ]),
-    );
+    const registry = registryWith({
+      name: "get_weather",
+      description: "Weather in a city",
+      inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+      run: async (args) => ({ city: args.city, sky: "sunny", celsius: 21 }),
+    });
     t = await startTestApp(dialect, {
       registry,
       env: { OPENAI_BASE_URL: model.url, AGENT_MODEL: "openai/test-model" },

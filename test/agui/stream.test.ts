@@ -1,28 +1,24 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { staticSource, ToolRegistry } from "../../src/tools/registry.ts";
 import { postAgui, seedRequest } from "../helpers/agui.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { testDialects } from "../helpers/databases.ts";
 import { TestModelServer } from "../helpers/model-server.ts";
+import { registryWith } from "../helpers/registry.ts";
 
 describe.each(testDialects)("POST /agui streams a run (%s)", (dialect) => {
   let model: TestModelServer;
   let t: TestApp;
   beforeAll(async () => {
     model = await TestModelServer.start();
-    const registry = new ToolRegistry().addSource(
-      staticSource([
-        {
-          name: "slow_lookup",
-          description: "Takes a while",
-          inputSchema: { type: "object", properties: { q: { type: "string" } } },
-          run: async () => {
-            await new Promise((resolve) => setTimeout(resolve, 250));
-            return { found: true };
-          },
-        },
-      ]),
-    );
+    const registry = registryWith({
+      name: "slow_lookup",
+      description: "Takes a while",
+      inputSchema: { type: "object", properties: { q: { type: "string" } } },
+      run: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        return { found: true };
+      },
+    });
     t = await startTestApp(dialect, {
       registry,
       env: { OPENAI_BASE_URL: model.url, AGENT_MODEL: "openai/test-model", AGUI_KEEPALIVE_MS: "50" },

@@ -2,7 +2,7 @@
 // the way Anthropic does (message_start, content blocks with text and input_json deltas, message_delta, message_stop),
 // scripted per test, recording the requests it got.
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { listenOnLoopback } from "./loopback.ts";
 
 export type AnthropicScript =
   | { text?: string[]; toolUses?: { id: string; name: string; input: Record<string, unknown> }[] }
@@ -40,8 +40,7 @@ export class TestAnthropicServer {
 
   static async start(): Promise<TestAnthropicServer> {
     const server = new TestAnthropicServer();
-    await new Promise<void>((resolve) => server.server.listen(0, "127.0.0.1", resolve));
-    server.baseUrl = `http://127.0.0.1:${(server.server.address() as AddressInfo).port}`;
+    server.baseUrl = `http://127.0.0.1:${await listenOnLoopback(server.server)}`;
     return server;
   }
 

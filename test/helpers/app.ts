@@ -105,6 +105,8 @@ export async function registerUser(api: ApiClient, name = "user"): Promise<TestU
   return response.body;
 }
 
+export type WorkspaceWithRoles = Awaited<ReturnType<typeof createWorkspaceWithRoles>>;
+
 /** A workspace owned by `owner`, plus an admin and a plain member, and an outsider who belongs to none. */
 export async function createWorkspaceWithRoles(api: ApiClient) {
   const owner = await registerUser(api, "owner");

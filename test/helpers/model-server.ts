@@ -2,7 +2,7 @@
 // chat-completion chunks (text and tool calls) over SSE the way OpenAI does, scripted per test, and that
 // records every request it got and whether the client hung up before the stream ended.
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { listenOnLoopback } from "./loopback.ts";
 
 export interface ScriptedToolCall {
   id?: string;
@@ -78,8 +78,7 @@ export class TestModelServer {
 
   static async start(): Promise<TestModelServer> {
     const model = new TestModelServer();
-    await new Promise<void>((resolve) => model.server.listen(0, "127.0.0.1", resolve));
-    model.baseUrl = `http://127.0.0.1:${(model.server.address() as AddressInfo).port}/v1`;
+    model.baseUrl = `http://127.0.0.1:${await listenOnLoopback(model.server)}/v1`;
     return model;
   }
 

@@ -72,16 +72,3 @@ export async function activityOf(t: TestApp, workspaceId: string) {
     .execute();
   return rows.map((row) => ({ ...row, details: JSON.parse(row.details) }));
 }
-
-/** Every page of a list with the given limit, checking that only the last page is short. */
-export async function pageThrough(api: ApiClient, path: string, token: string, limit: number) {
-  const items: any[] = [];
-  const separator = path.includes("?") ? "&" : "?";
-  for (let offset = 0; ; offset += limit) {
-    const response = await api.get(`${path}${separator}limit=${limit}&offset=${offset}`, { token });
-    expect(response.status).toBe(200);
-    items.push(...response.body);
-    if (response.body.length < limit) return items;
-    expect(response.body.length).toBe(limit);
-  }
-}

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Tool, ToolSource } from "../../src/tools/registry.ts";
 import { createWorkspaceWithRoles, startTestApp, type TestApp } from "../helpers/app.ts";
 import { testDialects } from "../helpers/databases.ts";
-import { echoTool, insertApiKey, postJson, RawSseStream, rawRequest, registryWith, whoAmITool } from "./helpers.ts";
+import { registryWith } from "../helpers/registry.ts";
+import { echoTool, insertApiKey, postJson, RawSseStream, rawRequest, whoAmITool } from "./helpers.ts";
 
 const PROD_ENV = { PLATFORM_ENV: "production", PLATFORM_JWT_SECRET: "x".repeat(40) };
 

@@ -5,8 +5,9 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Db, Dialect } from "../../src/db/index.ts";
 import { newId, now } from "../../src/db/values.ts";
 import { generateApiKey } from "../../src/platform/api-keys/secrets.ts";
-import { staticSource, type Tool, ToolRegistry } from "../../src/tools/registry.ts";
+import type { Tool } from "../../src/tools/registry.ts";
 import { type StartOptions, startTestApp, type TestApp } from "../helpers/app.ts";
+import { registryWith } from "../helpers/registry.ts";
 
 export const echoTool: Tool = {
   name: "echo",
@@ -30,10 +31,6 @@ export const whoAmITool: Tool = {
   inputSchema: { type: "object", properties: {} },
   run: async (_args, ctx) => ({ workspaceId: ctx.workspaceId ?? null, userId: ctx.userId ?? null }),
 };
-
-export function registryWith(...tools: Tool[]): ToolRegistry {
-  return new ToolRegistry().addSource(staticSource(tools));
-}
 
 export async function startMcpApp(
   dialect: Dialect = "sqlite",

@@ -2,6 +2,7 @@
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestApp } from "../helpers/app.ts";
+import { registryWith } from "../helpers/registry.ts";
 import { call, postJson, rawRequest, startMcpApp } from "./helpers.ts";
 
 let server: TestApp;
@@ -70,7 +71,7 @@ describe("seed JSON-RPC errors on direct POST /messages/", () => {
 
   it("-32603 Internal error when the registry itself fails, id echoed, no detail leaked", async () => {
     const failing = await startMcpApp("sqlite", {
-      registry: (await import("./helpers.ts")).registryWith().addSource({
+      registry: registryWith().addSource({
         list: () => {
           throw new Error("secret database detail");
         },

@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HttpError } from "../../src/http/errors.ts";
 import { getAgent, listAgents, setAgentStatus } from "../../src/platform/agents/service.ts";
-import { createWorkspaceWithRoles, registerUser, startTestApp, type TestApp, type TestUser } from "../helpers/app.ts";
+import {
+  createWorkspaceWithRoles,
+  registerUser,
+  startTestApp,
+  type TestApp,
+  type TestUser,
+  type WorkspaceWithRoles,
+} from "../helpers/app.ts";
 import { testDialects } from "../helpers/databases.ts";
 import { PAGE_LIMITS, pageThrough } from "../helpers/page-through.ts";
 
@@ -9,7 +16,7 @@ const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}$/;
 
 describe.each(testDialects)("agents (%s)", (dialect) => {
   let t: TestApp;
-  let ws: Awaited<ReturnType<typeof createWorkspaceWithRoles>>;
+  let ws: WorkspaceWithRoles;
   let secondMember: TestUser;
   let otherWorkspaceId: string;
   let otherAgentId: string;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashApiKey } from "../../src/platform/api-keys/secrets.ts";
-import { createWorkspaceWithRoles, startTestApp, type TestApp } from "../helpers/app.ts";
+import { createWorkspaceWithRoles, startTestApp, type TestApp, type WorkspaceWithRoles } from "../helpers/app.ts";
 import { testDialects } from "../helpers/databases.ts";
 import { pageThrough } from "../helpers/page-through.ts";
 
@@ -8,7 +8,7 @@ const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}$/;
 
 describe.each(testDialects)("API keys (%s)", (dialect) => {
   let t: TestApp;
-  let ws: Awaited<ReturnType<typeof createWorkspaceWithRoles>>;
+  let ws: WorkspaceWithRoles;
   let otherWorkspaceId: string;
   const keys = () => `workspaces/${ws.workspaceId}/api-keys`;
   const viaXApiKey = (key: string) => ({ headers: { "x-api-key": key } });

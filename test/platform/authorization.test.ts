@@ -1,7 +1,13 @@
 // The authorization matrix: for every workspace-scoped endpoint, a non-member gets 403, another workspace's resource
 // addressed through this one is 404, and each role gets exactly the actions the contract gives it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiClient, createWorkspaceWithRoles, startTestApp, type TestApp } from "../helpers/app.ts";
+import {
+  type ApiClient,
+  createWorkspaceWithRoles,
+  startTestApp,
+  type TestApp,
+  type WorkspaceWithRoles,
+} from "../helpers/app.ts";
 import { testDialects } from "../helpers/databases.ts";
 
 type Role = "member" | "admin" | "owner";
@@ -224,8 +230,8 @@ const RANK: Record<Role, number> = { member: 1, admin: 2, owner: 3 };
 
 describe.each(testDialects)("authorization matrix (%s)", (dialect) => {
   let t: TestApp;
-  let home: Awaited<ReturnType<typeof createWorkspaceWithRoles>>;
-  let away: Awaited<ReturnType<typeof createWorkspaceWithRoles>>;
+  let home: WorkspaceWithRoles;
+  let away: WorkspaceWithRoles;
   let homeIds: Ids;
   let awayIds: Ids;
 

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorkspaceWithRoles, startTestApp, type TestApp, type TestUser } from "../helpers/app.ts";
 import { testDialects } from "../helpers/databases.ts";
-import { activityOf, createIssue, pageThrough, unknownId } from "../helpers/platform.ts";
+import { pageThrough } from "../helpers/page-through.ts";
+import { activityOf, createIssue, unknownId } from "../helpers/platform.ts";
 
 describe.each(testDialects)("comments (%s)", (dialect) => {
   let t: TestApp;
@@ -137,7 +138,7 @@ describe.each(testDialects)("comments (%s)", (dialect) => {
       ids.push((await t.api.post(base, { content: `c${index}` }, { token: member.token })).body.id);
     }
     for (const limit of [1, 2, 50]) {
-      expect((await pageThrough(t.api, base, member.token, limit)).map((comment) => comment.id)).toEqual(ids);
+      expect((await pageThrough(t.api, base, limit, member)).map((comment) => comment.id)).toEqual(ids);
     }
   });
 });

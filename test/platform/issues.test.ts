@@ -1,15 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorkspaceWithRoles, registerUser, startTestApp, type TestApp, type TestUser } from "../helpers/app.ts";
 import { testDialects } from "../helpers/databases.ts";
-import {
-  activityOf,
-  createIssue,
-  createLabel,
-  createProject,
-  insertAgent,
-  pageThrough,
-  unknownId,
-} from "../helpers/platform.ts";
+import { pageThrough } from "../helpers/page-through.ts";
+import { activityOf, createIssue, createLabel, createProject, insertAgent, unknownId } from "../helpers/platform.ts";
 
 describe.each(testDialects)("issues (%s)", (dialect) => {
   let t: TestApp;
@@ -344,7 +337,7 @@ describe.each(testDialects)("issues (%s)", (dialect) => {
     it("pages to the end with limit 1, 2, 50 and 200 in order position, created_at, id", async () => {
       const all = issues.map((issue) => issue.id);
       for (const limit of [1, 2, 50, 200]) {
-        const paged = await pageThrough(t.api, `workspaces/${listWs}/issues/`, token, limit);
+        const paged = await pageThrough(t.api, `workspaces/${listWs}/issues/`, limit, { token });
         expect(
           paged.map((issue) => issue.id),
           `limit ${limit}`,

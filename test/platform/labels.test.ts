@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorkspaceWithRoles, startTestApp, type TestApp, type TestUser } from "../helpers/app.ts";
 import { testDialects } from "../helpers/databases.ts";
-import { activityOf, createIssue, createLabel, pageThrough, unknownId } from "../helpers/platform.ts";
+import { pageThrough } from "../helpers/page-through.ts";
+import { activityOf, createIssue, createLabel, unknownId } from "../helpers/platform.ts";
 
 describe.each(testDialects)("labels (%s)", (dialect) => {
   let t: TestApp;
@@ -144,7 +145,7 @@ describe.each(testDialects)("labels (%s)", (dialect) => {
       await createLabel(t.api, fresh.workspaceId, fresh.member.token, name);
     }
     for (const limit of [1, 2, 50, 200]) {
-      const all = await pageThrough(t.api, `workspaces/${fresh.workspaceId}/labels`, fresh.member.token, limit);
+      const all = await pageThrough(t.api, `workspaces/${fresh.workspaceId}/labels`, limit, fresh.member);
       expect(all.map((label) => label.name)).toEqual(["alpha", "bravo", "charlie", "delta"]);
     }
   });

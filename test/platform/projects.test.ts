@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorkspaceWithRoles, startTestApp, type TestApp, type TestUser } from "../helpers/app.ts";
 import { testDialects } from "../helpers/databases.ts";
-import { activityOf, createIssue, createProject, insertAgent, pageThrough, unknownId } from "../helpers/platform.ts";
+import { pageThrough } from "../helpers/page-through.ts";
+import { activityOf, createIssue, createProject, insertAgent, unknownId } from "../helpers/platform.ts";
 
 describe.each(testDialects)("projects (%s)", (dialect) => {
   let t: TestApp;
@@ -164,7 +165,7 @@ describe.each(testDialects)("projects (%s)", (dialect) => {
       created.push((await createProject(t.api, fresh.workspaceId, fresh.member.token, { title: `P${index}` })).id);
     }
     for (const limit of [1, 2, 50, 200]) {
-      const all = await pageThrough(t.api, `workspaces/${fresh.workspaceId}/projects/`, fresh.member.token, limit);
+      const all = await pageThrough(t.api, `workspaces/${fresh.workspaceId}/projects/`, limit, fresh.member);
       expect(all.map((project) => project.id)).toEqual(created);
     }
     const clamped = await t.api.get(`workspaces/${fresh.workspaceId}/projects?limit=500`, {

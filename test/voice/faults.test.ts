@@ -1,6 +1,7 @@
 import { createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
+import { listenOnLoopback } from "../helpers/loopback.ts";
 import { CarrierCall, FRAME_BYTES } from "./doubles/carrier.ts";
 import { eventually, type Harness, startHarness } from "./harness.ts";
 import { speechUlaw } from "./speech.ts";
@@ -18,8 +19,7 @@ async function callEnded(target: Harness): Promise<boolean> {
 
 async function unusedPort(): Promise<number> {
   const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
+  const port = await listenOnLoopback(server);
   await new Promise((resolve) => server.close(resolve));
   return port;
 }

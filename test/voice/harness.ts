@@ -1,9 +1,10 @@
 // Starts the real call server against a provider double and a throwaway database, and captures its log lines.
 import { loadConfig } from "../../src/config.ts";
 import { type DatabaseHandle, type Dialect, openDatabase } from "../../src/db/index.ts";
-import { staticSource, type Tool, ToolRegistry } from "../../src/tools/registry.ts";
+import type { Tool, ToolRegistry } from "../../src/tools/registry.ts";
 import { type CallServer, startCallServer } from "../../src/voice/index.ts";
 import { createTestDatabase } from "../helpers/databases.ts";
+import { registryWith } from "../helpers/registry.ts";
 import {
   type ProviderDialect,
   type ProviderDoubleOptions,
@@ -44,9 +45,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   });
   const logs: string[] = [];
   const registry =
-    options.toolsPath === undefined
-      ? (options.registry ?? new ToolRegistry().addSource(staticSource(options.tools ?? [])))
-      : undefined;
+    options.toolsPath === undefined ? (options.registry ?? registryWith(...(options.tools ?? []))) : undefined;
   const server = await startCallServer({
     port: 0,
     usePublic: false,

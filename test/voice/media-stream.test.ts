@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { staticSource, type Tool, ToolRegistry } from "../../src/tools/registry.ts";
+import type { Tool } from "../../src/tools/registry.ts";
 import { testDialects } from "../helpers/databases.ts";
 import { CarrierCall, FRAME_BYTES } from "./doubles/carrier.ts";
-import { eventually, type Harness, startHarness } from "./harness.ts";
+import { eventually, type Harness, type HarnessOptions, startHarness } from "./harness.ts";
 import { speechUlaw } from "./speech.ts";
 
 const weatherTool: Tool = {
@@ -30,6 +30,14 @@ afterEach(async () => {
   await harness?.close();
   harness = undefined;
 });
+
+/** Places a call on a fresh harness; returns the provider's side and the first session.update it received. */
+async function firstSessionUpdate(options: HarnessOptions) {
+  harness = await startHarness(options);
+  await CarrierCall.place(harness.server.url);
+  const provider = await harness.provider.connection();
+  return { provider, update: await provider.waitForType("session.update") };
+}
 
 describe("media stream bridge", () => {
   it("carries the caller's real speech to the provider byte for byte, in order, as input_audio_buffer.append", async () => {
@@ -76,10 +84,11 @@ describe("media stream bridge", () => {
   });
 
   it("a beta provider gets the seed's session.update exactly, with the OpenAI-Beta header when configured for beta", async () => {
-    harness = await startHarness({ dialect: "beta", configuredDialect: "beta", tools: [weatherTool] });
-    await CarrierCall.place(harness.server.url);
-    const provider = await harness.provider.connection();
-    const update = await provider.waitForType("session.update");
+    const { provider, update } = await firstSessionUpdate({
+      dialect: "beta",
+      configuredDialect: "beta",
+      tools: [weatherTool],
+    });
     expect(update).toEqual({
       type: "session.update",
       session: {
@@ -100,10 +109,7 @@ describe("media stream bridge", () => {
   });
 
   it("auto-detects a beta provider from its session.created and sends the beta shape without the beta header", async () => {
-    harness = await startHarness({ dialect: "beta", configuredDialect: "auto" });
-    await CarrierCall.place(harness.server.url);
-    const provider = await harness.provider.connection();
-    const update = await provider.waitForType("session.update");
+    const { provider, update } = await firstSessionUpdate({ dialect: "beta", configuredDialect: "auto" });
     expect(update.session.input_audio_format).toBe("g711_ulaw");
     expect(update.session.modalities).toEqual(["text", "audio"]);
     expect(update.session.type).toBeUndefined();
@@ -111,10 +117,11 @@ describe("media stream bridge", () => {
   });
 
   it("auto-detects a GA provider and sends the GA equivalent of the seed's configuration", async () => {
-    harness = await startHarness({ dialect: "ga", configuredDialect: "auto", tools: [weatherTool] });
-    await CarrierCall.place(harness.server.url);
-    const provider = await harness.provider.connection();
-    const update = await provider.waitForType("session.update");
+    const { provider, update } = await firstSessionUpdate({
+      dialect: "ga",
+      configuredDialect: "auto",
+      tools: [weatherTool],
+    });
     expect(update).toEqual({
       type: "session.update",
       session: {
@@ -139,18 +146,14 @@ describe("media stream bridge", () => {
   });
 
   it("with VENDOR_REALTIME_DIALECT=ga the configuration goes out as soon as the socket opens", async () => {
-    harness = await startHarness({ dialect: "ga", configuredDialect: "ga", silent: true });
-    await CarrierCall.place(harness.server.url);
-    const provider = await harness.provider.connection();
-    const update = await provider.waitForType("session.update");
+    const { provider, update } = await firstSessionUpdate({ dialect: "ga", configuredDialect: "ga", silent: true });
     expect(update.session.type).toBe("realtime");
     expect(provider.headers["openai-beta"]).toBeUndefined();
   });
 
   for (const database of testDialects) {
     it(`stores both sides of the transcript per call, in order (${database})`, async () => {
-      const registry = new ToolRegistry().addSource(staticSource([]));
-      harness = await startHarness({ dialect: "ga", database, registry });
+      harness = await startHarness({ dialect: "ga", database });
       const call = await CarrierCall.place(harness.server.url);
       const provider = await harness.provider.connection();
       await provider.waitForType("session.update", 2);
