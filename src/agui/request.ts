@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { ToolCallRecord, ToolSpec } from "../agents/model.ts";
 import type { ThreadMessage } from "../agents/threads.ts";
 import { newId } from "../db/values.ts";
-import { ValidationError } from "../http/errors.ts";
+import { ValidationError, validationIssue } from "../http/errors.ts";
 
 export type Dialect = "seed" | "ag-ui";
 
@@ -161,13 +161,12 @@ function textOf(content: ParsedMessage["content"]): string {
 
 function validationError(error: z.ZodError, prefix: (string | number)[]): ValidationError {
   return new ValidationError(
-    error.issues.map((issue) => {
-      const missing = issue.code === "invalid_type" && /received undefined$/.test(issue.message);
-      return {
-        type: missing ? "missing" : issue.code,
-        loc: ["body", ...prefix, ...issue.path.map((part) => (typeof part === "symbol" ? String(part) : part))],
-        msg: missing ? "Field required" : issue.message,
-      };
-    }),
+    error.issues.map((issue) =>
+      validationIssue(
+        issue.code,
+        ["body", ...prefix, ...issue.path.map((part) => (typeof part === "symbol" ? String(part) : part))],
+        issue.message,
+      ),
+    ),
   );
 }

@@ -34,21 +34,21 @@ export class ValidationError extends HttpError {
 export const invalid = (loc: (string | number)[], msg: string, type = "value_error") =>
   new ValidationError([{ type, loc, msg }]);
 
+/** One schema complaint as a 422 item; an absent required field reads "missing" / "Field required". */
+export function validationIssue(code: string, loc: (string | number)[], message: string | undefined): ValidationIssue {
+  const missing = code === "invalid_type" && /received undefined$/.test(message ?? "");
+  return { type: missing ? "missing" : code, loc, msg: missing ? "Field required" : (message ?? "Invalid value") };
+}
+
 const LOCATION: Record<string, string> = { body: "body", querystring: "query", params: "path", headers: "header" };
 
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (hasZodFastifySchemaValidationErrors(error)) {
       const where = LOCATION[error.validationContext ?? "body"] ?? "body";
-      const detail: ValidationIssue[] = error.validation.map((issue) => {
-        const path = issue.instancePath.split("/").filter(Boolean);
-        const missing = issue.keyword === "invalid_type" && /received undefined$/.test(issue.message ?? "");
-        return {
-          type: missing ? "missing" : issue.keyword,
-          loc: [where, ...path],
-          msg: missing ? "Field required" : (issue.message ?? "Invalid value"),
-        };
-      });
+      const detail = error.validation.map((issue) =>
+        validationIssue(issue.keyword, [where, ...issue.instancePath.split("/").filter(Boolean)], issue.message),
+      );
       return reply.code(422).send({ detail });
     }
     if (error instanceof ValidationError) return reply.code(422).send({ detail: error.issues });
