@@ -1,8 +1,8 @@
 // The agents the runtime runs, read and updated through the platform agents service; the one query of its own
 // finds an agent by id alone (the agent-UI endpoint is told an id, not a workspace).
 import type { Db } from "../db/index.ts";
+import { isId } from "../db/values.ts";
 import { type Agent, getAgent, listAgents, setAgentStatus } from "../platform/agents/service.ts";
-import { isId } from "../platform/fields.ts";
 
 export type PlatformAgent = Agent;
 

@@ -14,7 +14,7 @@ import {
   type ToolCallStartEvent,
 } from "@ag-ui/core";
 import type { RunSink } from "../agents/runtime.ts";
-import type { Dialect } from "./request.ts";
+import type { EventNaming } from "./request.ts";
 
 type Fields<E> = Omit<E, "type">;
 
@@ -33,7 +33,7 @@ const OFFICIAL = {
 
 type Names = Record<keyof typeof OFFICIAL, string>;
 
-const NAMES: Record<Dialect, Names> = {
+const NAMES: Record<EventNaming, Names> = {
   "ag-ui": OFFICIAL,
   seed: Object.fromEntries(Object.entries(OFFICIAL).map(([key, name]) => [key, name.toLowerCase()])) as Names,
 };
@@ -52,7 +52,7 @@ export class SseRunWriter implements RunSink {
   private contentMessageId = "";
 
   constructor(
-    dialect: Dialect,
+    dialect: EventNaming,
     private readonly sink: (chunk: string) => void,
     keepAliveMs: number,
   ) {

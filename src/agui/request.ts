@@ -6,13 +6,13 @@ import type { ThreadMessage } from "../agents/threads.ts";
 import { newId } from "../db/values.ts";
 import { ValidationError, validationIssue } from "../http/errors.ts";
 
-export type Dialect = "seed" | "ag-ui";
+export type EventNaming = "seed" | "ag-ui";
 
 export interface AguiRunInput {
   threadId: string;
   runId: string;
   /** Official clients send a top-level `messages` array and get the official event names. */
-  dialect: Dialect;
+  dialect: EventNaming;
   messages: ThreadMessage[];
   /** System or developer messages and the client's context, for this run's instructions. */
   extraInstructions: string | undefined;
@@ -84,7 +84,7 @@ const seedMessages = z.looseObject({ messages: z.array(message) });
 
 type ParsedMessage = z.infer<typeof message>;
 
-export function parseRunInput(raw: unknown, dialectOverride: Dialect | undefined): AguiRunInput {
+export function parseRunInput(raw: unknown, dialectOverride: EventNaming | undefined): AguiRunInput {
   const parsed = body.safeParse(raw);
   if (!parsed.success) throw validationError(parsed.error, []);
   const input = parsed.data;

@@ -6,11 +6,11 @@ import { z } from "zod";
 import { findAgent } from "../agents/agent-store.ts";
 import { ModelError } from "../agents/model.ts";
 import { type AgentSpec, RunError, runtimeFor } from "../agents/runtime.ts";
+import { MESSAGES, type Principal } from "../auth/authenticator.ts";
+import { loadMembership } from "../auth/membership.ts";
 import type { AppContext } from "../context.ts";
 import { HttpError, notFound, unauthorized } from "../http/errors.ts";
 import { guardLoopback } from "../http/loopback.ts";
-import { loadMembership } from "../platform/access.ts";
-import { MESSAGES, type Principal } from "../platform/auth/principal.ts";
 import { SseRunWriter } from "./events.ts";
 import { parseRunInput } from "./request.ts";
 

@@ -7,12 +7,12 @@ import { Kysely, type SqliteDatabase as KyselySqlite, PostgresDialect, SqliteDia
 import pg from "pg";
 import type { Database } from "./schema.ts";
 
-export type Dialect = "sqlite" | "postgres";
+export type SqlDialect = "sqlite" | "postgres";
 export type Db = Kysely<Database>;
 
 export interface DatabaseHandle {
   db: Db;
-  dialect: Dialect;
+  dialect: SqlDialect;
   /** Where the data lives, for the startup line: a file path, or the PostgreSQL URL without its password. */
   location: string;
   close(): Promise<void>;

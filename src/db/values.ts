@@ -2,6 +2,11 @@ import { randomUUID } from "node:crypto";
 
 export const newId = (): string => randomUUID();
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Ids are UUIDs; anything else cannot name a row, so it is "not found" without asking the database. */
+export const isId = (value: string): boolean => UUID.test(value);
+
 let lastMicros = 0;
 
 /**

@@ -1,25 +1,15 @@
 // Route guards for the platform API, run in onRequest so the documented check order holds:
 // 401 (credentials) → 403 (membership and role) → 422 (validation) → handler.
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { Authenticator, Principal } from "../auth/authenticator.ts";
+import { hasRole, loadMembership, type Membership, type Role } from "../auth/membership.ts";
 import type { Db } from "../db/index.ts";
 import { forbidden } from "../http/errors.ts";
-import type { Authenticator, Principal } from "./auth/principal.ts";
-import { isId } from "./fields.ts";
-
-export type Role = "owner" | "admin" | "member";
-const RANK: Record<Role, number> = { member: 1, admin: 2, owner: 3 };
-
-export const hasRole = (role: Role, atLeast: Role): boolean => RANK[role] >= RANK[atLeast];
-
-export interface Membership {
-  workspaceId: string;
-  userId: string;
-  role: Role;
-}
+import type { ActorType } from "./fields.ts";
 
 /** Who did something, as recorded in activity and creator fields. */
 export interface Actor {
-  type: "member" | "agent";
+  type: ActorType;
   id: string;
 }
 
@@ -60,18 +50,4 @@ export function requireWorkspaceRole(app: FastifyInstance, db: Db): void {
     request.membership = await loadMembership(db, request.principal, workspaceId);
     if (!hasRole(request.membership.role, request.routeOptions.config.role ?? "member")) throw forbidden();
   });
-}
-
-export async function loadMembership(db: Db, principal: Principal, workspaceId: string): Promise<Membership> {
-  if (principal.apiKey && principal.apiKey.workspaceId !== workspaceId) throw forbidden();
-  // Not an id at all (e.g. a NUL byte, which PostgreSQL refuses): no workspace of which anyone is a member.
-  if (!isId(workspaceId)) throw forbidden();
-  const member = await db
-    .selectFrom("members")
-    .select("role")
-    .where("workspace_id", "=", workspaceId)
-    .where("user_id", "=", principal.user.id)
-    .executeTakeFirst();
-  if (!member) throw forbidden();
-  return { workspaceId, userId: principal.user.id, role: member.role };
 }

@@ -15,13 +15,9 @@ export const title = (max = 500) => text(max).trim().min(1);
 /** An id in a request body; whether it exists (in this workspace) is the service's business. */
 export const idField = text(100);
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Ids are UUIDs; anything else cannot name a row, so it is "not found" without asking the database. */
-export const isId = (value: string): boolean => UUID.test(value);
-
 /** `member` (a user who belongs to the workspace) or `agent` (an agent of the workspace). */
 export const actorTypeSchema = z.enum(["member", "agent"]);
+export type ActorType = z.infer<typeof actorTypeSchema>;
 
 /** A real calendar day: `Date` would roll 2024-02-30 over to March 1st. */
 function isCalendarDay(value: string): boolean {

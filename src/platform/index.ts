@@ -2,10 +2,10 @@
 import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../context.ts";
 import { requireAuthentication, requireWorkspaceRole } from "./access.ts";
+import { authRoutes } from "./accounts/routes.ts";
 import { activityRoutes } from "./activity/routes.ts";
 import { agentRoutes } from "./agents/routes.ts";
 import { apiKeyRoutes } from "./api-keys/routes.ts";
-import { authRoutes } from "./auth/routes.ts";
 import { commentRoutes } from "./comments/routes.ts";
 import { dependencyRoutes } from "./dependencies/routes.ts";
 import { issueRoutes } from "./issues/routes.ts";

@@ -2,10 +2,9 @@
 import type { Selectable } from "kysely";
 import type { Db } from "../db/index.ts";
 import type { Database } from "../db/schema.ts";
+import { isId } from "../db/values.ts";
 import { invalid, notFound } from "../http/errors.ts";
-import { isId } from "./fields.ts";
-
-export type ActorType = "member" | "agent";
+import type { ActorType } from "./fields.ts";
 
 /** Tables whose rows belong to one workspace and are named by their id. */
 type WorkspaceTable = "issues" | "agents" | "projects" | "labels" | "api_keys";

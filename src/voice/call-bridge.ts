@@ -9,13 +9,13 @@ import { CallSession } from "./call-session.ts";
 import { CarrierStream, type StreamStart } from "./carrier-codec.ts";
 import { FunctionCallRunner } from "./function-calls.ts";
 import { type FunctionCall, ProviderClient } from "./provider-client.ts";
-import type { Dialect, RealtimeToolDefinition } from "./session-config.ts";
+import type { RealtimeApiVersion, RealtimeToolDefinition } from "./session-config.ts";
 import { STREAM_TOKEN_PARAMETER, type StreamTokens } from "./stream-token.ts";
 
 export interface BridgeSettings {
   providerUrl: string;
   apiKey: string;
-  dialect: "auto" | Dialect;
+  dialect: "auto" | RealtimeApiVersion;
   /** Definitions sent in the session configuration (registry tools and end_call). */
   toolDefinitions: RealtimeToolDefinition[];
   registry: ToolRegistry;

@@ -2,8 +2,8 @@
 // Incoming events of both dialects are folded into one set of typed events; audio is passed through as base64.
 import WebSocket, { type RawData } from "ws";
 import {
-  type Dialect,
   dialectOfSession,
+  type RealtimeApiVersion,
   type RealtimeToolDefinition,
   sessionUpdate,
   transcriptionUpdate,
@@ -18,7 +18,7 @@ export interface FunctionCall {
 
 export interface ProviderEvents {
   /** The session configuration has been sent; audio now flows. */
-  ready(dialect: Dialect): void;
+  ready(dialect: RealtimeApiVersion): void;
   audio(itemId: string, delta: string): void;
   speechStarted(): void;
   callerTranscript(text: string): void;
@@ -34,7 +34,7 @@ export interface ProviderEvents {
 export interface ProviderOptions {
   url: string;
   apiKey: string;
-  dialect: "auto" | Dialect;
+  dialect: "auto" | RealtimeApiVersion;
   tools: RealtimeToolDefinition[];
   /** How long to wait for `session.created` when the dialect is detected from it. */
   sessionCreatedTimeoutMs?: number;
@@ -49,7 +49,7 @@ const text = (value: unknown): string => (typeof value === "string" ? value : ""
 
 export class ProviderClient {
   private readonly socket: WebSocket;
-  private dialect: Dialect | undefined;
+  private dialect: RealtimeApiVersion | undefined;
   private pendingAudio: string[] = [];
   private failure: string | undefined;
   private closedByUs = false;
@@ -121,7 +121,7 @@ export class ProviderClient {
     }, this.options.sessionCreatedTimeoutMs ?? 10_000);
   }
 
-  private configure(dialect: Dialect): void {
+  private configure(dialect: RealtimeApiVersion): void {
     clearTimeout(this.sessionTimer);
     this.dialect = dialect;
     this.sendJson(sessionUpdate(dialect, this.options.tools));

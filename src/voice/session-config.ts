@@ -2,7 +2,7 @@
 // Beta is the seed's flat shape, exactly. GA nests the same settings under `audio`; GA has no `temperature`
 // and its `output_modalities` takes one value, where ["audio"] means audio plus its transcript (the seed's text+audio).
 
-export type Dialect = "ga" | "beta";
+export type RealtimeApiVersion = "ga" | "beta";
 
 export interface RealtimeToolDefinition {
   type: "function";
@@ -15,7 +15,7 @@ const turnDetection = { type: "server_vad", threshold: 0.5, prefix_padding_ms: 3
 /** Caller speech is transcribed so both sides of the call can be stored. */
 const TRANSCRIPTION_MODEL = "whisper-1";
 
-export function sessionUpdate(dialect: Dialect, tools: RealtimeToolDefinition[]): Record<string, unknown> {
+export function sessionUpdate(dialect: RealtimeApiVersion, tools: RealtimeToolDefinition[]): Record<string, unknown> {
   if (dialect === "beta") {
     return {
       type: "session.update",
@@ -47,7 +47,7 @@ export function sessionUpdate(dialect: Dialect, tools: RealtimeToolDefinition[])
 }
 
 /** Sent right after the seed's configuration, which leaves it out, so the caller's side of the transcript exists. */
-export function transcriptionUpdate(dialect: Dialect): Record<string, unknown> {
+export function transcriptionUpdate(dialect: RealtimeApiVersion): Record<string, unknown> {
   if (dialect === "beta") {
     return { type: "session.update", session: { input_audio_transcription: { model: TRANSCRIPTION_MODEL } } };
   }
@@ -58,7 +58,7 @@ export function transcriptionUpdate(dialect: Dialect): Record<string, unknown> {
 }
 
 /** A GA provider's session carries `type` or an `audio` object; the beta shape has neither. */
-export function dialectOfSession(session: unknown): Dialect {
+export function dialectOfSession(session: unknown): RealtimeApiVersion {
   if (typeof session !== "object" || session === null) return "beta";
   const fields = session as Record<string, unknown>;
   const hasAudioObject = typeof fields.audio === "object" && fields.audio !== null;

@@ -1,7 +1,7 @@
 // A real server on an ephemeral port over a throwaway database, and a small HTTP client for it.
 import type { FastifyInstance } from "fastify";
 import { loadConfig } from "../../src/config.ts";
-import { type Db, type Dialect, openDatabase } from "../../src/db/index.ts";
+import { type Db, openDatabase, type SqlDialect } from "../../src/db/index.ts";
 import { migrateToLatest } from "../../src/db/migrate.ts";
 import { buildServer, type ServerOptions } from "../../src/server.ts";
 import { createTestDatabase } from "./databases.ts";
@@ -10,7 +10,7 @@ export interface TestApp {
   url: string;
   app: FastifyInstance;
   db: Db;
-  dialect: Dialect;
+  dialect: SqlDialect;
   api: ApiClient;
   close(): Promise<void>;
 }
@@ -19,7 +19,7 @@ export interface StartOptions extends Partial<Omit<ServerOptions, "config" | "da
   env?: Record<string, string>;
 }
 
-export async function startTestApp(dialect: Dialect, options: StartOptions = {}): Promise<TestApp> {
+export async function startTestApp(dialect: SqlDialect, options: StartOptions = {}): Promise<TestApp> {
   const testDb = await createTestDatabase(dialect);
   const config = loadConfig({ LOG_LEVEL: "silent", ...options.env, DATABASE_URL: testDb.url });
   const database = openDatabase(config.databaseUrl);

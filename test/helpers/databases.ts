@@ -5,19 +5,19 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import type { Dialect } from "../../src/db/index.ts";
+import type { SqlDialect } from "../../src/db/index.ts";
 
 export const postgresAdminUrl = process.env.TEST_DATABASE_URL;
 
 /** The dialects this run covers: SQLite always, PostgreSQL when TEST_DATABASE_URL is set (CI sets it). */
-export const testDialects: Dialect[] = postgresAdminUrl ? ["sqlite", "postgres"] : ["sqlite"];
+export const testDialects: SqlDialect[] = postgresAdminUrl ? ["sqlite", "postgres"] : ["sqlite"];
 
 export interface TestDatabase {
   url: string;
   drop(): Promise<void>;
 }
 
-export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase> {
+export async function createTestDatabase(dialect: SqlDialect): Promise<TestDatabase> {
   if (dialect === "sqlite") {
     const dir = mkdtempSync(join(tmpdir(), "agent-platform-test-"));
     return { url: `sqlite:${join(dir, "test.db")}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };

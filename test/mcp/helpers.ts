@@ -2,9 +2,9 @@
 import http from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { Db, Dialect } from "../../src/db/index.ts";
+import { generateApiKey } from "../../src/auth/api-key-secrets.ts";
+import type { Db, SqlDialect } from "../../src/db/index.ts";
 import { newId, now } from "../../src/db/values.ts";
-import { generateApiKey } from "../../src/platform/api-keys/secrets.ts";
 import type { Tool } from "../../src/tools/registry.ts";
 import { type StartOptions, startTestApp, type TestApp } from "../helpers/app.ts";
 import { registryWith } from "../helpers/registry.ts";
@@ -33,7 +33,7 @@ export const whoAmITool: Tool = {
 };
 
 export async function startMcpApp(
-  dialect: Dialect = "sqlite",
+  dialect: SqlDialect = "sqlite",
   options: StartOptions & { tools?: Tool[] } = {},
 ): Promise<TestApp> {
   const { tools = [echoTool, throwingTool, whoAmITool], ...rest } = options;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hashApiKey } from "../../src/platform/api-keys/secrets.ts";
+import { hashApiKey } from "../../src/auth/api-key-secrets.ts";
 import { createWorkspaceWithRoles, startTestApp, type TestApp, type WorkspaceWithRoles } from "../helpers/app.ts";
 import { testDialects } from "../helpers/databases.ts";
 import { pageThrough } from "../helpers/page-through.ts";

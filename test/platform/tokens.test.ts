@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { TokenService } from "../../src/platform/auth/tokens.ts";
+import { TokenService } from "../../src/auth/tokens.ts";
 
 const user = { id: "8d1b6c55-4a52-4a39-9f2e-0a3f3c1b2d4e", email: "t@example.com", name: "T" };
 

@@ -1,6 +1,6 @@
 // Starts the real call server against a provider double and a throwaway database, and captures its log lines.
 import { loadConfig } from "../../src/config.ts";
-import { type DatabaseHandle, type Dialect, openDatabase } from "../../src/db/index.ts";
+import { type DatabaseHandle, openDatabase, type SqlDialect } from "../../src/db/index.ts";
 import type { Tool, ToolRegistry } from "../../src/tools/registry.ts";
 import { type CallServer, startCallServer } from "../../src/voice/index.ts";
 import { createTestDatabase } from "../helpers/databases.ts";
@@ -18,7 +18,7 @@ export interface HarnessOptions extends Partial<ProviderDoubleOptions> {
   registry?: ToolRegistry;
   /** Load the tools file from here (the server's own loader) instead of `tools`/`registry`. */
   toolsPath?: string;
-  database?: Dialect;
+  database?: SqlDialect;
   env?: Record<string, string>;
   timeouts?: { startMs?: number; sessionCreatedMs?: number };
 }

@@ -1,10 +1,11 @@
 // Agents of a workspace: the records the agent runtime runs (model, instructions, tools) and their live status.
 import type { z } from "zod";
+import { hasRole, type Membership } from "../../auth/membership.ts";
 import type { Db } from "../../db/index.ts";
 import type { AgentsTable } from "../../db/schema.ts";
 import { fromJson, newId, now, toJson } from "../../db/values.ts";
 import { conflict, forbidden, invalid } from "../../http/errors.ts";
-import { type Actor, hasRole, type Membership } from "../access.ts";
+import type { Actor } from "../access.ts";
 import { diffFields, recordActivity } from "../activity/record.ts";
 import { getInWorkspace, requireActorInWorkspace } from "../references.ts";
 import type { AgentStatus, agentSchema, CreateAgentInput, UpdateAgentPatch } from "./schemas.ts";

@@ -1,12 +1,14 @@
 // Workspace API keys: the secret is returned once at creation; only its hash and prefix are kept.
+
+import { generateApiKey } from "../../auth/api-key-secrets.ts";
+import { hasRole, type Membership } from "../../auth/membership.ts";
 import type { Db } from "../../db/index.ts";
 import type { ApiKeysTable } from "../../db/schema.ts";
 import { newId, now } from "../../db/values.ts";
 import { forbidden } from "../../http/errors.ts";
-import { type Actor, hasRole, type Membership } from "../access.ts";
+import type { Actor } from "../access.ts";
 import { recordActivity } from "../activity/record.ts";
 import { getInWorkspace } from "../references.ts";
-import { generateApiKey } from "./secrets.ts";
 
 export type ApiKey = Omit<ApiKeysTable, "workspace_id" | "key_hash">;
 

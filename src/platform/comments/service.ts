@@ -1,15 +1,16 @@
+import { hasRole, type Role } from "../../auth/membership.ts";
 import type { Db } from "../../db/index.ts";
 import type { CommentsTable } from "../../db/schema.ts";
-import { newId, now } from "../../db/values.ts";
+import { isId, newId, now } from "../../db/values.ts";
 import { forbidden, notFound } from "../../http/errors.ts";
-import { type Actor, hasRole, type Role } from "../access.ts";
+import type { Actor } from "../access.ts";
 import { recordActivity } from "../activity/record.ts";
-import { isId, parseInput } from "../fields.ts";
+import { type ActorType, parseInput } from "../fields.ts";
 import { getIssue } from "../issues/service.ts";
 import type { Page } from "../pagination.ts";
 import { type CreateCommentInput, createCommentBody } from "./schemas.ts";
 
-export type Comment = Omit<CommentsTable, "author_type"> & { author_type: "member" | "agent"; type: "comment" };
+export type Comment = Omit<CommentsTable, "author_type"> & { author_type: ActorType; type: "comment" };
 
 const toComment = (row: CommentsTable): Comment => ({ ...(row as Omit<Comment, "type">), type: "comment" });
 

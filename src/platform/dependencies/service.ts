@@ -1,11 +1,11 @@
+import { hasRole, type Role } from "../../auth/membership.ts";
 import type { Db } from "../../db/index.ts";
 import { isUniqueViolation } from "../../db/index.ts";
 import type { IssueDependenciesTable } from "../../db/schema.ts";
-import { newId, now } from "../../db/values.ts";
+import { isId, newId, now } from "../../db/values.ts";
 import { conflict, forbidden, invalid, notFound } from "../../http/errors.ts";
-import { type Actor, hasRole, type Role } from "../access.ts";
+import type { Actor } from "../access.ts";
 import { recordActivity } from "../activity/record.ts";
-import { isId } from "../fields.ts";
 import { getIssue, isCreatorOf } from "../issues/service.ts";
 import type { Page } from "../pagination.ts";
 

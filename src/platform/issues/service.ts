@@ -1,12 +1,13 @@
 import { type Expression, type RawBuilder, type SqlBool, sql } from "kysely";
 import type { z } from "zod";
-import type { Db, Dialect } from "../../db/index.ts";
+import { hasRole, type Role } from "../../auth/membership.ts";
+import type { Db, SqlDialect } from "../../db/index.ts";
 import type { IssuesTable } from "../../db/schema.ts";
-import { fromJson, newId, now, toJson } from "../../db/values.ts";
+import { fromJson, isId, newId, now, toJson } from "../../db/values.ts";
 import { forbidden, invalid, notFound } from "../../http/errors.ts";
-import { type Actor, hasRole, type Role } from "../access.ts";
+import type { Actor } from "../access.ts";
 import { diffFields, recordActivity } from "../activity/record.ts";
-import { isId, parseInput } from "../fields.ts";
+import { parseInput } from "../fields.ts";
 import type { Page } from "../pagination.ts";
 import { getProject } from "../projects/service.ts";
 import { patchActorRef } from "../references.ts";
@@ -115,7 +116,7 @@ export async function listIssues(db: Db, workspaceId: string, options: IssueFilt
  */
 export async function listIssuesJson(
   db: Db,
-  dialect: Dialect,
+  dialect: SqlDialect,
   workspaceId: string,
   options: IssueFilters & Page,
   cache?: IssuePageCache,

@@ -1,10 +1,11 @@
+import { hasRole, type Membership, type Role } from "../../auth/membership.ts";
 import type { Db } from "../../db/index.ts";
 import { isUniqueViolation } from "../../db/index.ts";
 import { newId, now } from "../../db/values.ts";
 import { conflict, forbidden, notFound } from "../../http/errors.ts";
-import { type Actor, hasRole, type Membership, type Role } from "../access.ts";
+import type { Actor } from "../access.ts";
+import { emailKey } from "../accounts/users.ts";
 import { recordActivity } from "../activity/record.ts";
-import { emailKey } from "../auth/users.ts";
 
 export interface Member {
   id: string;

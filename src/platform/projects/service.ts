@@ -1,9 +1,11 @@
+import { hasRole, type Role } from "../../auth/membership.ts";
 import type { Db } from "../../db/index.ts";
 import type { ProjectsTable } from "../../db/schema.ts";
 import { newId, now } from "../../db/values.ts";
 import { forbidden } from "../../http/errors.ts";
-import { type Actor, hasRole, type Role } from "../access.ts";
+import type { Actor } from "../access.ts";
 import { diffFields, recordActivity } from "../activity/record.ts";
+import type { ActorType } from "../fields.ts";
 import { bumpIssueListVersion } from "../issues/list-version.ts";
 import { ISSUE_STATUSES } from "../issues/schemas.ts";
 import type { Page } from "../pagination.ts";
@@ -12,7 +14,7 @@ import type { CreateProjectInput, PROJECT_STATUSES, UpdateProjectPatch } from ".
 
 export type Project = Omit<ProjectsTable, "status" | "lead_type"> & {
   status: (typeof PROJECT_STATUSES)[number];
-  lead_type: "member" | "agent" | null;
+  lead_type: ActorType | null;
 };
 
 const toProject = (row: ProjectsTable): Project => row as Project;

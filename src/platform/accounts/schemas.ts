@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_PASSWORD_BYTES } from "./passwords.ts";
+import { MAX_PASSWORD_BYTES } from "../../auth/passwords.ts";
 
 export const userSchema = z
   .object({

@@ -1,10 +1,10 @@
 // Who is calling: shared by the platform API, the tool-protocol server and the agent-UI endpoint.
 // Credentials: `Authorization: Bearer <JWT | API key>` or `X-API-Key: <API key>`.
 import type { IncomingHttpHeaders } from "node:http";
-import type { Db } from "../../db/index.ts";
-import { now } from "../../db/values.ts";
-import { unauthorized } from "../../http/errors.ts";
-import { hashApiKey, looksLikeApiKey } from "../api-keys/secrets.ts";
+import type { Db } from "../db/index.ts";
+import { now } from "../db/values.ts";
+import { unauthorized } from "../http/errors.ts";
+import { hashApiKey, looksLikeApiKey } from "./api-key-secrets.ts";
 import type { TokenService } from "./tokens.ts";
 
 export interface PrincipalUser {

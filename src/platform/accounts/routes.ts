@@ -1,9 +1,9 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { hashPassword, verifyPassword } from "../../auth/passwords.ts";
 import type { AppContext } from "../../context.ts";
 import { HttpError, notFound, unauthorized } from "../../http/errors.ts";
 import { requireAuthentication } from "../access.ts";
-import { hashPassword, verifyPassword } from "./passwords.ts";
 import { authResponseSchema, loginBodySchema, registerBodySchema, userSchema } from "./schemas.ts";
 import { assertEmailFree, createUser, emailKey, findUserByEmail, findUserById, publicUser } from "./users.ts";
 
