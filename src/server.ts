@@ -9,6 +9,8 @@ import {
   serializerCompiler,
   validatorCompiler,
 } from "fastify-type-provider-zod";
+import { AgentStatusTracker } from "./agents/agent-status.ts";
+import { AgentRuntime } from "./agents/runtime.ts";
 import { agentToolSource } from "./agents/tools.ts";
 import { aguiRoutes } from "./agui/routes.ts";
 import { Authenticator } from "./auth/authenticator.ts";
@@ -16,7 +18,6 @@ import { DEFAULT_BCRYPT_ROUNDS } from "./auth/passwords.ts";
 import { DEFAULT_LOGIN_RATE_LIMIT, LoginRateLimiter, type LoginRateLimitOptions } from "./auth/rate-limit.ts";
 import { TokenService } from "./auth/tokens.ts";
 import type { Config } from "./config.ts";
-import type { AppContext } from "./context.ts";
 import type { DatabaseHandle } from "./db/index.ts";
 import { registerErrorHandler } from "./http/errors.ts";
 import { jsonBodies } from "./http/json-body.ts";
@@ -24,6 +25,7 @@ import { listensOnLoopbackOnly, originIsLoopback } from "./http/loopback.ts";
 import { mcpRoutes } from "./mcp/index.ts";
 import { platformRoutes } from "./platform/index.ts";
 import { platformToolSource } from "./platform/tools.ts";
+import { ToolInvoker } from "./tools/invoker.ts";
 import { ToolRegistry } from "./tools/registry.ts";
 
 const VERSION = "0.1.0";
@@ -64,19 +66,15 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     if (!app.server.listening) reply.header("connection", "close");
   });
 
+  // The shared parts, built once and handed to each plugin as only what it uses.
+  const { db, dialect } = database;
   const tokens = new TokenService(config.jwtSecret, config.jwtTtlSeconds);
-  const ctx: AppContext = {
-    config,
-    db: database.db,
-    dialect: database.dialect,
-    tokens,
-    authenticator: new Authenticator(database.db, tokens),
-    loginLimiter: new LoginRateLimiter(options.loginRateLimit ?? DEFAULT_LOGIN_RATE_LIMIT),
-    passwordRounds: options.passwordRounds ?? DEFAULT_BCRYPT_ROUNDS,
-    registry: options.registry ?? new ToolRegistry(),
-  };
-  ctx.registry.addSource(platformToolSource(ctx.db));
-  ctx.registry.addSource(agentToolSource(ctx));
+  const authenticator = new Authenticator(db, tokens);
+  const registry = options.registry ?? new ToolRegistry();
+  const tools = new ToolInvoker(registry);
+  const runtime = new AgentRuntime({ db, tools, settings: config.agent, status: new AgentStatusTracker(db) });
+  registry.addSource(platformToolSource(db));
+  registry.addSource(agentToolSource(db, runtime));
 
   // Bound to loopback, only pages served from a loopback name may call from a browser; bound elsewhere, any page
   // may (with the caller's own credentials).
@@ -98,9 +96,24 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   app.get("/health", { schema: { hide: true } }, async () => ({ status: "ok" }));
 
-  await app.register((api) => platformRoutes(api, ctx), { prefix: "/api/v1" });
-  await app.register((scope) => mcpRoutes(scope, ctx, { version: VERSION, ...options.mcp }));
-  await app.register((scope) => aguiRoutes(scope, ctx));
+  await app.register(platformRoutes, {
+    prefix: "/api/v1",
+    db,
+    dialect,
+    tokens,
+    authenticator,
+    loginLimiter: new LoginRateLimiter(options.loginRateLimit ?? DEFAULT_LOGIN_RATE_LIMIT),
+    passwordRounds: options.passwordRounds ?? DEFAULT_BCRYPT_ROUNDS,
+    isDev: config.isDev,
+  });
+  await app.register(mcpRoutes, { tools, authenticator, isDev: config.isDev, version: VERSION, ...options.mcp });
+  await app.register(aguiRoutes, {
+    db,
+    authenticator,
+    runtime,
+    isDev: config.isDev,
+    keepAliveMs: config.agent.keepAliveMs,
+  });
   return app;
 }
 

@@ -1,9 +1,9 @@
 // Agent tools for the registry (workspace scope): ask_<agent_name_slug> runs that platform agent, list_agents lists them.
 import { randomUUID } from "node:crypto";
-import type { AppContext } from "../context.ts";
+import type { Db } from "../db/index.ts";
 import type { Tool, ToolContext, ToolSource } from "../tools/registry.ts";
 import { listWorkspaceAgents, type PlatformAgent } from "./agent-store.ts";
-import { runtimeFor } from "./runtime.ts";
+import type { AgentRuntime } from "./runtime.ts";
 
 /** `Support Bot #2` → `support_bot_2`. */
 function agentSlug(name: string): string {
@@ -16,14 +16,15 @@ function agentSlug(name: string): string {
   return slug || "agent";
 }
 
-export function agentToolSource(ctx: AppContext): ToolSource {
+/** `list_agents` and one `ask_<agent>` per agent of the caller's workspace (read when asked: agents change). */
+export function agentToolSource(db: Db, runtime: AgentRuntime): ToolSource {
   return {
     async list(toolContext: ToolContext): Promise<Tool[]> {
       const workspaceId = toolContext.workspaceId;
       if (!workspaceId) return [];
-      const agents = await listWorkspaceAgents(ctx.db, workspaceId);
+      const agents = await listWorkspaceAgents(db, workspaceId);
       const names = askToolNames(agents);
-      return [listAgentsTool(agents, names), ...agents.map((agent) => askTool(ctx, agent, names.get(agent.id)!))];
+      return [listAgentsTool(agents, names), ...agents.map((agent) => askTool(runtime, agent, names.get(agent.id)!))];
     },
   };
 }
@@ -61,7 +62,7 @@ function listAgentsTool(agents: PlatformAgent[], names: Map<string, string>): To
   };
 }
 
-function askTool(ctx: AppContext, agent: PlatformAgent, name: string): Tool {
+function askTool(runtime: AgentRuntime, agent: PlatformAgent, name: string): Tool {
   return {
     name,
     description: `Ask the agent "${agent.name}" and get its answer.${agent.description ? ` ${agent.description}` : ""} Pass the same session_id again to continue the conversation.`,
@@ -80,7 +81,7 @@ function askTool(ctx: AppContext, agent: PlatformAgent, name: string): Tool {
     },
     run: async (args, toolContext) => {
       const sessionId = typeof args.session_id === "string" ? args.session_id : randomUUID();
-      const response = await runtimeFor(ctx).ask(agent, String(args.message), sessionId, toolContext);
+      const response = await runtime.ask(agent, String(args.message), sessionId, toolContext);
       return { agent: agent.name, response, session_id: sessionId };
     },
   };

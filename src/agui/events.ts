@@ -13,7 +13,7 @@ import {
   type ToolCallResultEvent,
   type ToolCallStartEvent,
 } from "@ag-ui/core";
-import type { RunSink } from "../agents/runtime.ts";
+import type { RunSink } from "../agents/run-types.ts";
 import type { EventNaming } from "./request.ts";
 
 type Fields<E> = Omit<E, "type">;

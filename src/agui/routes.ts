@@ -5,10 +5,10 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { findAgent } from "../agents/agent-store.ts";
 import { ModelError } from "../agents/model.ts";
-import { type AgentSpec, RunError, runtimeFor } from "../agents/runtime.ts";
-import { MESSAGES, type Principal } from "../auth/authenticator.ts";
+import { type AgentRuntime, type AgentSpec, RunError } from "../agents/runtime.ts";
+import { type Authenticator, MESSAGES, type Principal } from "../auth/authenticator.ts";
 import { loadMembership } from "../auth/membership.ts";
-import type { AppContext } from "../context.ts";
+import type { Db } from "../db/index.ts";
 import { HttpError, notFound, unauthorized } from "../http/errors.ts";
 import { guardLoopback } from "../http/loopback.ts";
 import { SseRunWriter } from "./events.ts";
@@ -30,10 +30,20 @@ const query = z.object({
   dialect: z.enum(["seed", "ag-ui"]).optional().describe("Event names: seed lower-case or official UPPER_SNAKE"),
 });
 
-export async function aguiRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export interface AguiOptions {
+  db: Db;
+  authenticator: Authenticator;
+  runtime: AgentRuntime;
+  /** In PLATFORM_ENV=dev the default agent may be run without a credential. */
+  isDev: boolean;
+  /** Keep-alive comment interval on a quiet stream. */
+  keepAliveMs: number;
+}
+
+export async function aguiRoutes(app: FastifyInstance, options: AguiOptions): Promise<void> {
+  const { db, authenticator, runtime, isDev } = options;
   // Any web page can post to 127.0.0.1: only pages served from a loopback name may run agents and their tools here.
   guardLoopback(app);
-  const runtime = runtimeFor(ctx);
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
   routes.get(
@@ -62,7 +72,7 @@ export async function aguiRoutes(app: FastifyInstance, ctx: AppContext): Promise
       },
     },
     async (request, reply) => {
-      const principal = await ctx.authenticator.authenticate(request.headers);
+      const principal = await authenticator.authenticate(request.headers);
       const input = parseRunInput(request.body, request.query.dialect);
       const agent = await chooseAgent(request.query.agent ?? input.agentId, principal, request);
 
@@ -78,7 +88,7 @@ export async function aguiRoutes(app: FastifyInstance, ctx: AppContext): Promise
         (chunk) => {
           if (!res.destroyed) res.write(chunk);
         },
-        ctx.config.agent.keepAliveMs,
+        options.keepAliveMs,
       );
       writer.runStarted({ threadId: input.threadId, runId: input.runId });
       try {
@@ -114,16 +124,16 @@ export async function aguiRoutes(app: FastifyInstance, ctx: AppContext): Promise
     request: FastifyRequest,
   ): Promise<AgentSpec> {
     if (agentId === undefined) {
-      if (!principal && !ctx.config.isDev) throw unauthorized(MESSAGES.missingHeader);
+      if (!principal && !isDev) throw unauthorized(MESSAGES.missingHeader);
       return runtime.defaultAgent();
     }
     if (!principal) throw unauthorized(MESSAGES.missingHeader);
-    const agent = await findAgent(ctx.db, agentId);
+    const agent = await findAgent(db, agentId);
     if (!agent) throw notFound("Agent");
     // Another workspace's agent is as unknown to the caller as one that does not exist.
-    await loadMembership(ctx.db, principal, agent.workspace_id).catch((error: unknown) => {
+    await loadMembership(db, principal, agent.workspace_id).catch((error: unknown) => {
       if (error instanceof HttpError && error.statusCode === 403) throw notFound("Agent");
-      request.log.error({ message: error instanceof Error ? error.message : String(error) }, "membership check");
+      request.log.error({ err: error }, "membership check");
       throw error;
     });
     return runtime.agentSpec(agent);
@@ -142,6 +152,6 @@ function describeRunError(error: unknown, request: FastifyRequest): { message: s
   if (error instanceof ModelError || error instanceof RunError) {
     return { message: error.message, code: error.code };
   }
-  request.log.error({ message: error instanceof Error ? error.message : String(error) }, "agent run failed");
+  request.log.error({ err: error }, "agent run failed");
   return { message: "The agent run failed", code: "internal_error" };
 }

@@ -1,6 +1,6 @@
 // Who is calling the tool protocol.
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
-import type { AppContext } from "../context.ts";
+import type { Authenticator } from "../auth/authenticator.ts";
 import { unauthorized } from "../http/errors.ts";
 import type { ToolContext } from "../tools/registry.ts";
 
@@ -12,14 +12,18 @@ const ANONYMOUS: ToolContext = Object.freeze({});
  * The caller's tool context: a workspace API key adds that workspace (and acts as its creator); a JWT names the user
  * only; no credential is anonymous (custom tools only), allowed in PLATFORM_ENV=dev only. A bad credential is a 401.
  */
-export async function resolveCaller(ctx: AppContext, headers: IncomingHttpHeaders): Promise<ToolContext> {
-  const principal = await ctx.authenticator.authenticate(headers);
+export async function resolveCaller(
+  authenticator: Authenticator,
+  isDev: boolean,
+  headers: IncomingHttpHeaders,
+): Promise<ToolContext> {
+  const principal = await authenticator.authenticate(headers);
   if (principal) {
     return principal.apiKey
       ? { userId: principal.user.id, workspaceId: principal.apiKey.workspaceId }
       : { userId: principal.user.id };
   }
-  if (!ctx.config.isDev) throw unauthorized(MISSING_CREDENTIAL);
+  if (!isDev) throw unauthorized(MISSING_CREDENTIAL);
   return ANONYMOUS;
 }
 

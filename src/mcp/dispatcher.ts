@@ -17,7 +17,8 @@ import {
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { ToolContext, ToolRegistry } from "../tools/registry.ts";
+import type { ToolInvoker } from "../tools/invoker.ts";
+import type { ToolContext } from "../tools/registry.ts";
 
 /** The seed's error table, defined once. */
 export const RPC_ERRORS = {
@@ -77,7 +78,7 @@ export class McpDispatcher {
   private readonly initializeCapabilities = { tools: { listChanged: true } };
 
   constructor(
-    private readonly registry: ToolRegistry,
+    private readonly tools: ToolInvoker,
     private readonly serverInfo: ServerInfo,
     /** Told about unexpected failures (answered as -32603); the message never reaches the client. */
     private readonly onInternalError: (error: unknown) => void = () => {},
@@ -147,7 +148,7 @@ export class McpDispatcher {
   }
 
   private async listTools(caller: ToolContext): Promise<ListToolsResult> {
-    const tools = await this.registry.list(caller);
+    const tools = await this.tools.list(caller);
     return {
       tools: tools.map((tool) => ({
         name: tool.name,
@@ -162,9 +163,9 @@ export class McpDispatcher {
     const name = params.name;
     const args = params.arguments ?? {};
     if (typeof name !== "string" || !isPlainObject(args)) throw new RpcFailure(RPC_ERRORS.invalidParams);
-    const tool = await this.registry.find(name, caller);
+    const tool = await this.tools.find(name, caller);
     if (!tool) throw new RpcFailure(RPC_ERRORS.invalidParams);
-    const outcome = await this.registry.call(tool, args, caller);
+    const outcome = await this.tools.call(tool, args, caller);
     if (!outcome.ok) return { content: [{ type: "text", text: outcome.error }], isError: true };
     return toCallResult(outcome.value);
   }

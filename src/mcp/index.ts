@@ -1,8 +1,9 @@
 // The tool-protocol (MCP) plugin: one dispatcher, three transports (legacy SSE, direct POST, Streamable HTTP).
 // Paths sit at the root: /sse, /messages/, /mcp.
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { AppContext } from "../context.ts";
+import type { Authenticator } from "../auth/authenticator.ts";
 import { guardLoopback } from "../http/loopback.ts";
+import type { ToolInvoker } from "../tools/invoker.ts";
 import { abortOnDisconnect, resolveCaller } from "./caller.ts";
 import { answerDirectPost } from "./direct-post.ts";
 import { McpDispatcher, type ServerInfo } from "./dispatcher.ts";
@@ -12,6 +13,10 @@ import { streamableHttpRoutes } from "./streamable-http.ts";
 const SERVER_NAME = "agent-platform";
 
 export interface McpOptions {
+  tools: ToolInvoker;
+  authenticator: Authenticator;
+  /** In PLATFORM_ENV=dev callers without a credential get the custom tools; elsewhere a credential is required. */
+  isDev: boolean;
   version: string;
   /** Tests shorten the 15 s keep-alive. */
   keepaliveMs?: number;
@@ -19,9 +24,10 @@ export interface McpOptions {
 
 type MessagesQuery = { session_id?: string; sessionId?: string };
 
-export async function mcpRoutes(scope: FastifyInstance, ctx: AppContext, options: McpOptions): Promise<void> {
+export async function mcpRoutes(scope: FastifyInstance, options: McpOptions): Promise<void> {
   const serverInfo: ServerInfo = { name: SERVER_NAME, version: options.version };
-  const dispatcher = new McpDispatcher(ctx.registry, serverInfo, (error) =>
+  const callerOf = (request: FastifyRequest) => resolveCaller(options.authenticator, options.isDev, request.headers);
+  const dispatcher = new McpDispatcher(options.tools, serverInfo, (error) =>
     scope.log.error({ err: error }, "tool-protocol request failed"),
   );
   const sessions = new SseSessions(dispatcher, options.keepaliveMs);
@@ -35,7 +41,7 @@ export async function mcpRoutes(scope: FastifyInstance, ctx: AppContext, options
   guardLoopback(scope);
 
   scope.get("/sse", async (request, reply) => {
-    const caller = await resolveCaller(ctx, request.headers);
+    const caller = await callerOf(request);
     sessions.open(reply, caller);
     return reply;
   });
@@ -44,7 +50,7 @@ export async function mcpRoutes(scope: FastifyInstance, ctx: AppContext, options
     const sessionId = request.query.session_id ?? request.query.sessionId;
     const body = (request.body as string | undefined) ?? "";
     if (sessionId === undefined) {
-      const caller = abortOnDisconnect(await resolveCaller(ctx, request.headers), reply.raw);
+      const caller = abortOnDisconnect(await callerOf(request), reply.raw);
       return answerDirectPost(dispatcher, body, caller, reply);
     }
     const lookup = sessions.check(sessionId);
@@ -54,5 +60,5 @@ export async function mcpRoutes(scope: FastifyInstance, ctx: AppContext, options
     return reply;
   });
 
-  streamableHttpRoutes(scope, ctx, dispatcher);
+  streamableHttpRoutes(scope, callerOf, dispatcher);
 }

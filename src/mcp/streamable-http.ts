@@ -2,9 +2,9 @@
 // serve any request. No server-initiated stream (GET is 405). A session id is handed out on initialize for clients
 // that expect one; it is accepted back and never looked up.
 import { randomUUID } from "node:crypto";
-import type { FastifyInstance, FastifyReply } from "fastify";
-import type { AppContext } from "../context.ts";
-import { abortOnDisconnect, resolveCaller } from "./caller.ts";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { ToolContext } from "../tools/registry.ts";
+import { abortOnDisconnect } from "./caller.ts";
 import type { McpDispatcher } from "./dispatcher.ts";
 
 const STREAMABLE_HTTP_PATH = "/mcp";
@@ -15,9 +15,13 @@ function wantsEventStream(accept: string | undefined): boolean {
   return accept.includes("text/event-stream") && !accept.includes("application/json") && !accept.includes("*/*");
 }
 
-export function streamableHttpRoutes(scope: FastifyInstance, ctx: AppContext, dispatcher: McpDispatcher): void {
+export function streamableHttpRoutes(
+  scope: FastifyInstance,
+  callerOf: (request: FastifyRequest) => Promise<ToolContext>,
+  dispatcher: McpDispatcher,
+): void {
   scope.post(STREAMABLE_HTTP_PATH, async (request, reply) => {
-    const caller = abortOnDisconnect(await resolveCaller(ctx, request.headers), reply.raw);
+    const caller = abortOnDisconnect(await callerOf(request), reply.raw);
     const outcome = await dispatcher.dispatchText((request.body as string | undefined) ?? "", caller);
     if (outcome.response === undefined) return reply.code(202).send();
     if (outcome.method === "initialize") reply.header("mcp-session-id", randomUUID().replaceAll("-", ""));

@@ -1,6 +1,5 @@
 // Building blocks shared by the workspace resources' schemas and services.
 import { z } from "zod";
-import { ValidationError } from "../http/errors.ts";
 
 // PostgreSQL rejects U+0000 in text, so it must be refused at validation (422) rather than reach the database (500).
 const hasNoNul = (value: string) => !value.includes("\u0000");
@@ -50,19 +49,3 @@ export const csvFilter = <T extends z.ZodType<string, string>>(item: T) =>
     )
     .pipe(z.array(item))
     .optional();
-
-/**
- * Validates input that reached a service without passing a route's schema (e.g. from a tool call),
- * turning a failure into the API's 422.
- */
-export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  throw new ValidationError(
-    result.error.issues.map((issue) => ({
-      type: issue.code,
-      loc: ["body", ...issue.path.map((part) => (typeof part === "number" ? part : String(part)))],
-      msg: issue.message,
-    })),
-  );
-}

@@ -1,8 +1,8 @@
-// The platform API under /api/v1: auth, then everything that needs a user, then everything inside a workspace.
+// The platform API under /api/v1: accounts, then everything that needs a user, then everything inside a workspace.
 import type { FastifyInstance } from "fastify";
-import type { AppContext } from "../context.ts";
+import type { SqlDialect } from "../db/index.ts";
 import { requireAuthentication, requireWorkspaceRole } from "./access.ts";
-import { authRoutes } from "./accounts/routes.ts";
+import { type AccountOptions, accountRoutes } from "./accounts/routes.ts";
 import { activityRoutes } from "./activity/routes.ts";
 import { agentRoutes } from "./agents/routes.ts";
 import { apiKeyRoutes } from "./api-keys/routes.ts";
@@ -14,19 +14,23 @@ import { memberRoutes } from "./members/routes.ts";
 import { projectRoutes } from "./projects/routes.ts";
 import { workspaceCollectionRoutes, workspaceRoutes } from "./workspaces/routes.ts";
 
-export async function platformRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  await app.register(authRoutes, ctx);
+export interface PlatformOptions extends AccountOptions {
+  dialect: SqlDialect;
+}
+
+export async function platformRoutes(app: FastifyInstance, options: PlatformOptions): Promise<void> {
+  const { db, dialect, authenticator, tokens, loginLimiter, passwordRounds, isDev } = options;
+  await app.register(accountRoutes, { db, tokens, authenticator, loginLimiter, passwordRounds, isDev });
   await app.register(async (authenticated) => {
-    requireAuthentication(authenticated, ctx.authenticator);
-    await authenticated.register(workspaceCollectionRoutes, ctx);
+    requireAuthentication(authenticated, authenticator);
+    await authenticated.register(workspaceCollectionRoutes, { db });
     await authenticated.register(
       async (workspace) => {
-        requireWorkspaceRole(workspace, ctx.db);
+        requireWorkspaceRole(workspace, db);
         for (const routes of [
           workspaceRoutes,
           memberRoutes,
           projectRoutes,
-          issueRoutes,
           commentRoutes,
           labelRoutes,
           dependencyRoutes,
@@ -34,7 +38,8 @@ export async function platformRoutes(app: FastifyInstance, ctx: AppContext): Pro
           activityRoutes,
           apiKeyRoutes,
         ])
-          await workspace.register(routes, ctx);
+          await workspace.register(routes, { db });
+        await workspace.register(issueRoutes, { db, dialect });
       },
       { prefix: "/workspaces/:ws_id" },
     );

@@ -1,6 +1,7 @@
 // The one registry of tools shared by the tool-protocol server, the agent runtime and the voice bridge.
 // It knows no feature: platform/ and agents/ contribute their own sources, the tools file loader another.
-import { Ajv, type ValidateFunction } from "ajv";
+// Tools are called through the ToolInvoker (invoker.ts), never directly.
+import type { z } from "zod";
 
 export interface JsonSchemaObject {
   type: "object";
@@ -17,28 +18,32 @@ export interface ToolContext {
   userId?: string;
   /** Set when an agent is the caller: what its tools do is recorded as done by this agent. */
   agentId?: string;
-  /** Aborted when the caller goes away (client disconnect, call hung up). */
+  /** Aborted when the caller goes away (client disconnect, call hung up) or the call times out. */
   signal?: AbortSignal;
 }
 
 export interface Tool {
   name: string;
   description: string;
+  /** What callers are shown; generated from `input` when the tool has one. */
   inputSchema: JsonSchemaObject;
+  /**
+   * The tool's input contract as a zod schema, when it is written as one (the platform tools): arguments are
+   * validated and transformed by it, exactly as the same fields are over HTTP. Without it, `inputSchema` is checked.
+   */
+  input?: z.ZodType<Record<string, unknown>>;
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<unknown>;
 }
 
 /** A set of tools; a scoped source returns nothing for a context without a workspace. */
 export interface ToolSource {
   list(ctx: ToolContext): Tool[] | Promise<Tool[]>;
+  /** The tool of this name, when the source can find one without listing everything. */
+  find?(name: string, ctx: ToolContext): Tool | undefined | Promise<Tool | undefined>;
 }
-
-export type ToolOutcome = { ok: true; value: unknown } | { ok: false; error: string };
 
 export class ToolRegistry {
   private readonly sources: ToolSource[] = [];
-  private readonly ajv = new Ajv({ allErrors: false, strict: false });
-  private readonly validators = new WeakMap<JsonSchemaObject, ValidateFunction>();
 
   addSource(source: ToolSource): this {
     this.sources.push(source);
@@ -56,39 +61,18 @@ export class ToolRegistry {
 
   async find(name: string, ctx: ToolContext = {}): Promise<Tool | undefined> {
     for (const source of this.sources) {
-      const tool = (await source.list(ctx)).find((candidate) => candidate.name === name);
+      const tool = source.find
+        ? await source.find(name, ctx)
+        : (await source.list(ctx)).find((candidate) => candidate.name === name);
       if (tool) return tool;
     }
     return undefined;
   }
-
-  /** Checks arguments against the tool's schema, then runs it; a throwing tool becomes `{ok:false}`, never a crash. */
-  async call(tool: Tool, args: Record<string, unknown>, ctx: ToolContext = {}): Promise<ToolOutcome> {
-    const problem = this.validate(tool, args);
-    if (problem) return { ok: false, error: `Invalid arguments for ${tool.name}: ${problem}` };
-    try {
-      return { ok: true, value: await tool.run(args, ctx) };
-    } catch (error) {
-      return { ok: false, error: error instanceof Error ? error.message : String(error) };
-    }
-  }
-
-  /** Undefined when the arguments fit the schema, else a one-line description of the first problem. */
-  private validate(tool: Tool, args: unknown): string | undefined {
-    let validator = this.validators.get(tool.inputSchema);
-    if (!validator) {
-      validator = this.ajv.compile(tool.inputSchema);
-      this.validators.set(tool.inputSchema, validator);
-    }
-    if (validator(args)) return undefined;
-    const first = validator.errors?.[0];
-    if (!first) return "does not match the schema";
-    const where = first.instancePath ? first.instancePath.slice(1).replaceAll("/", ".") : "arguments";
-    return `${where} ${first.message ?? "is invalid"}`;
-  }
 }
 
-/** A fixed list of tools, e.g. the custom tools of a tools file. */
+/** A fixed list of tools (e.g. the custom tools of a tools file), found by name without a scan. */
 export function staticSource(tools: Tool[]): ToolSource {
-  return { list: () => tools };
+  const byName = new Map<string, Tool>();
+  for (const tool of tools) if (!byName.has(tool.name)) byName.set(tool.name, tool);
+  return { list: () => tools, find: (name) => byName.get(name) };
 }

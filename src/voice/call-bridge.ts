@@ -3,7 +3,7 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { WebSocket } from "ws";
 import type { Db } from "../db/index.ts";
-import type { ToolRegistry } from "../tools/registry.ts";
+import type { ToolInvoker } from "../tools/invoker.ts";
 import { CallRecord } from "./call-record.ts";
 import { CallSession } from "./call-session.ts";
 import { CarrierStream, type StreamStart } from "./carrier-codec.ts";
@@ -15,16 +15,16 @@ import { STREAM_TOKEN_PARAMETER, type StreamTokens } from "./stream-token.ts";
 export interface BridgeSettings {
   providerUrl: string;
   apiKey: string;
-  dialect: "auto" | RealtimeApiVersion;
+  apiVersion: "auto" | RealtimeApiVersion;
   /** Definitions sent in the session configuration (registry tools and end_call). */
   toolDefinitions: RealtimeToolDefinition[];
-  registry: ToolRegistry;
+  tools: ToolInvoker;
   db: Db;
   tokens: StreamTokens;
   log: FastifyBaseLogger;
   /** How long a connected carrier may take to send `start` (default 10 s). */
   startTimeoutMs?: number;
-  /** How long to wait for the provider's `session.created` when the dialect is detected from it (default 10 s). */
+  /** How long to wait for the provider's `session.created` when the API version is detected from it (default 10 s). */
   sessionCreatedTimeoutMs?: number;
 }
 
@@ -99,18 +99,18 @@ export class CallBridge {
     this.log = settings.log.child({ callId: this.record.callId, callSid: start.callSid, streamSid: start.streamSid });
     this.session = new CallSession();
     this.carrier.useStreamSid(start.streamSid);
-    this.runner = new FunctionCallRunner(settings.registry, { signal: this.abort.signal });
+    this.runner = new FunctionCallRunner(settings.tools, { signal: this.abort.signal });
     this.log.info("call started");
     this.provider = new ProviderClient(
       {
         url: settings.providerUrl,
         apiKey: settings.apiKey,
-        dialect: settings.dialect,
+        apiVersion: settings.apiVersion,
         tools: settings.toolDefinitions,
         sessionCreatedTimeoutMs: settings.sessionCreatedTimeoutMs,
       },
       {
-        ready: (dialect) => this.log.info({ dialect }, "realtime session configured"),
+        ready: (apiVersion) => this.log.info({ apiVersion }, "realtime session configured"),
         audio: (itemId, delta) => this.playAudio(itemId, delta),
         speechStarted: () => this.bargeIn(),
         callerTranscript: (text) => this.record?.addTranscript("caller", text),

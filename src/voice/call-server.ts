@@ -4,6 +4,7 @@ import { type Config, loadConfig } from "../config.ts";
 import { openDatabase } from "../db/index.ts";
 import { migrateToLatest } from "../db/migrate.ts";
 import { type CustomTools, loadCustomTools } from "../tools/custom.ts";
+import { ToolInvoker } from "../tools/invoker.ts";
 import { staticSource, ToolRegistry } from "../tools/registry.ts";
 import { buildCallApp } from "./app.ts";
 import { END_CALL, endCallDefinition, realtimeDefinition } from "./function-calls.ts";
@@ -84,9 +85,9 @@ export async function startCallServer(options: CallServerOptions): Promise<CallS
     bridge: {
       providerUrl: voice.realtimeUrl,
       apiKey: voice.vendorApiKey,
-      dialect: voice.realtimeDialect,
+      apiVersion: voice.realtimeDialect,
       toolDefinitions,
-      registry,
+      tools: new ToolInvoker(registry),
       db: database.db,
       tokens: new StreamTokens(),
       startTimeoutMs: options.timeouts?.startMs,

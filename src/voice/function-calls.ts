@@ -1,6 +1,7 @@
 // Function calls the model makes during a call: registry tools plus the built-in end_call.
 // Every outcome becomes an output for the model (errors included); nothing here can end the call but end_call.
-import type { Tool, ToolContext, ToolRegistry } from "../tools/registry.ts";
+import type { ToolInvoker } from "../tools/invoker.ts";
+import type { Tool, ToolContext } from "../tools/registry.ts";
 import type { FunctionCall } from "./provider-client.ts";
 import type { RealtimeToolDefinition } from "./session-config.ts";
 
@@ -32,7 +33,7 @@ export class FunctionCallRunner {
   private readonly runs = new Map<string, Promise<FunctionOutput>>();
 
   constructor(
-    private readonly registry: ToolRegistry,
+    private readonly tools: ToolInvoker,
     private readonly context: ToolContext,
   ) {}
 
@@ -57,18 +58,7 @@ export class FunctionCallRunner {
   private async run(call: FunctionCall): Promise<FunctionOutput> {
     const reply = (value: unknown) => ({ callId: call.callId, output: JSON.stringify(value ?? null) });
     if (call.name === END_CALL) return reply({ ok: true, message: "The call is ending." });
-    const tool = await this.registry.find(call.name, this.context);
-    if (!tool) return reply({ error: `Unknown tool: ${call.name}` });
-    let args: unknown;
-    try {
-      args = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
-    } catch {
-      return reply({ error: `Arguments for ${call.name} are not valid JSON` });
-    }
-    if (typeof args !== "object" || args === null || Array.isArray(args)) {
-      return reply({ error: `Arguments for ${call.name} must be a JSON object` });
-    }
-    const outcome = await this.registry.call(tool, args as Record<string, unknown>, this.context);
+    const outcome = await this.tools.invoke(call.name, call.arguments, this.context);
     return outcome.ok ? reply(outcome.value) : reply({ error: outcome.error });
   }
 }

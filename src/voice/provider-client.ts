@@ -1,8 +1,8 @@
-// Provider stage: one WebSocket to the realtime speech provider, speaking the GA or the beta dialect.
+// Provider stage: one WebSocket to the realtime speech provider, speaking the GA or the beta apiVersion.
 // Incoming events of both dialects are folded into one set of typed events; audio is passed through as base64.
 import WebSocket, { type RawData } from "ws";
 import {
-  dialectOfSession,
+  apiVersionOfSession,
   type RealtimeApiVersion,
   type RealtimeToolDefinition,
   sessionUpdate,
@@ -18,7 +18,7 @@ export interface FunctionCall {
 
 export interface ProviderEvents {
   /** The session configuration has been sent; audio now flows. */
-  ready(dialect: RealtimeApiVersion): void;
+  ready(apiVersion: RealtimeApiVersion): void;
   audio(itemId: string, delta: string): void;
   speechStarted(): void;
   callerTranscript(text: string): void;
@@ -34,9 +34,9 @@ export interface ProviderEvents {
 export interface ProviderOptions {
   url: string;
   apiKey: string;
-  dialect: "auto" | RealtimeApiVersion;
+  apiVersion: "auto" | RealtimeApiVersion;
   tools: RealtimeToolDefinition[];
-  /** How long to wait for `session.created` when the dialect is detected from it. */
+  /** How long to wait for `session.created` when the apiVersion is detected from it. */
   sessionCreatedTimeoutMs?: number;
 }
 
@@ -49,7 +49,7 @@ const text = (value: unknown): string => (typeof value === "string" ? value : ""
 
 export class ProviderClient {
   private readonly socket: WebSocket;
-  private dialect: RealtimeApiVersion | undefined;
+  private apiVersion: RealtimeApiVersion | undefined;
   private pendingAudio: string[] = [];
   private failure: string | undefined;
   private closedByUs = false;
@@ -60,7 +60,7 @@ export class ProviderClient {
     private readonly events: ProviderEvents,
   ) {
     const headers: Record<string, string> = { Authorization: `Bearer ${options.apiKey}` };
-    if (options.dialect === "beta") headers["OpenAI-Beta"] = "realtime=v1";
+    if (options.apiVersion === "beta") headers["OpenAI-Beta"] = "realtime=v1";
     this.socket = new WebSocket(options.url, { headers, perMessageDeflate: false, handshakeTimeout: 10_000 });
     this.socket.on("open", () => this.opened());
     this.socket.on("message", (data: RawData) => this.receive(data));
@@ -79,7 +79,7 @@ export class ProviderClient {
   }
 
   appendAudio(payload: string): void {
-    if (this.dialect === undefined) {
+    if (this.apiVersion === undefined) {
       if (this.pendingAudio.length >= MAX_PENDING_FRAMES) this.pendingAudio.shift();
       this.pendingAudio.push(payload);
       return;
@@ -111,8 +111,8 @@ export class ProviderClient {
   }
 
   private opened(): void {
-    if (this.options.dialect !== "auto") {
-      this.configure(this.options.dialect);
+    if (this.options.apiVersion !== "auto") {
+      this.configure(this.options.apiVersion);
       return;
     }
     this.sessionTimer = setTimeout(() => {
@@ -121,15 +121,15 @@ export class ProviderClient {
     }, this.options.sessionCreatedTimeoutMs ?? 10_000);
   }
 
-  private configure(dialect: RealtimeApiVersion): void {
+  private configure(apiVersion: RealtimeApiVersion): void {
     clearTimeout(this.sessionTimer);
-    this.dialect = dialect;
-    this.sendJson(sessionUpdate(dialect, this.options.tools));
-    this.sendJson(transcriptionUpdate(dialect));
+    this.apiVersion = apiVersion;
+    this.sendJson(sessionUpdate(apiVersion, this.options.tools));
+    this.sendJson(transcriptionUpdate(apiVersion));
     const pending = this.pendingAudio;
     this.pendingAudio = [];
     for (const payload of pending) this.appendAudio(payload);
-    this.events.ready(dialect);
+    this.events.ready(apiVersion);
   }
 
   private send(message: string): void {
@@ -158,8 +158,8 @@ export class ProviderClient {
         this.events.speechStarted();
         return;
       case "session.created":
-        if (this.dialect === undefined && this.options.dialect === "auto") {
-          this.configure(dialectOfSession(message.session));
+        if (this.apiVersion === undefined && this.options.apiVersion === "auto") {
+          this.configure(apiVersionOfSession(message.session));
         }
         return;
       case "conversation.item.input_audio_transcription.completed":

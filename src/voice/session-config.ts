@@ -15,8 +15,11 @@ const turnDetection = { type: "server_vad", threshold: 0.5, prefix_padding_ms: 3
 /** Caller speech is transcribed so both sides of the call can be stored. */
 const TRANSCRIPTION_MODEL = "whisper-1";
 
-export function sessionUpdate(dialect: RealtimeApiVersion, tools: RealtimeToolDefinition[]): Record<string, unknown> {
-  if (dialect === "beta") {
+export function sessionUpdate(
+  apiVersion: RealtimeApiVersion,
+  tools: RealtimeToolDefinition[],
+): Record<string, unknown> {
+  if (apiVersion === "beta") {
     return {
       type: "session.update",
       session: {
@@ -47,8 +50,8 @@ export function sessionUpdate(dialect: RealtimeApiVersion, tools: RealtimeToolDe
 }
 
 /** Sent right after the seed's configuration, which leaves it out, so the caller's side of the transcript exists. */
-export function transcriptionUpdate(dialect: RealtimeApiVersion): Record<string, unknown> {
-  if (dialect === "beta") {
+export function transcriptionUpdate(apiVersion: RealtimeApiVersion): Record<string, unknown> {
+  if (apiVersion === "beta") {
     return { type: "session.update", session: { input_audio_transcription: { model: TRANSCRIPTION_MODEL } } };
   }
   return {
@@ -58,7 +61,7 @@ export function transcriptionUpdate(dialect: RealtimeApiVersion): Record<string,
 }
 
 /** A GA provider's session carries `type` or an `audio` object; the beta shape has neither. */
-export function dialectOfSession(session: unknown): RealtimeApiVersion {
+export function apiVersionOfSession(session: unknown): RealtimeApiVersion {
   if (typeof session !== "object" || session === null) return "beta";
   const fields = session as Record<string, unknown>;
   const hasAudioObject = typeof fields.audio === "object" && fields.audio !== null;

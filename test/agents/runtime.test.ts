@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { ToolInvoker } from "../../src/tools/invoker.ts";
 import type { Tool, ToolRegistry } from "../../src/tools/registry.ts";
 import { createAgent, createApiKey, postAgui, seedRequest } from "../helpers/agui.ts";
 import { createWorkspaceWithRoles, startTestApp, type TestApp, type WorkspaceWithRoles } from "../helpers/app.ts";
@@ -180,9 +181,9 @@ describe.each(testDialects)("agent runtime (%s)", (dialect) => {
     );
     expect(results).toEqual({
       c1: "Error: boom",
-      c2: "Error: unknown tool no_such_tool",
+      c2: "Error: Unknown tool: no_such_tool",
       c3: "Error: Invalid arguments for explode: n must be integer",
-      c4: "Error: the arguments for explode are not valid JSON",
+      c4: "Error: Arguments for explode are not valid JSON",
     });
     const toolMessages = model.requests[1]?.body.messages.filter((m: { role: string }) => m.role === "tool");
     expect(toolMessages.map((m: { tool_call_id: string }) => m.tool_call_id)).toEqual(["c1", "c2", "c3", "c4"]);
@@ -289,7 +290,7 @@ describe.each(testDialects)("agent runtime (%s)", (dialect) => {
     expect(names).toEqual(expect.arrayContaining(["list_agents", "ask_release_helper"]));
 
     const listAgents = (await registry.find("list_agents", scope))!;
-    const listed = await registry.call(listAgents, {}, scope);
+    const listed = await new ToolInvoker(registry).call(listAgents, {}, scope);
     expect(listed).toMatchObject({
       ok: true,
       value: [{ id: agentId, name: "Release Helper", tool: "ask_release_helper", model: "openai/helper-model" }],
@@ -297,7 +298,7 @@ describe.each(testDialects)("agent runtime (%s)", (dialect) => {
 
     const ask = (await registry.find("ask_release_helper", scope))!;
     model.reply({ text: "The next release is Friday." }, { text: "At noon." });
-    const first = await registry.call(ask, { message: "When is the next release?" }, scope);
+    const first = await new ToolInvoker(registry).call(ask, { message: "When is the next release?" }, scope);
     expect(first).toMatchObject({
       ok: true,
       value: { agent: "Release Helper", response: "The next release is Friday.", session_id: expect.any(String) },
@@ -310,11 +311,11 @@ describe.each(testDialects)("agent runtime (%s)", (dialect) => {
       ],
     });
     const sessionId = (first as { value: { session_id: string } }).value.session_id;
-    const second = await registry.call(ask, { message: "What time?", session_id: sessionId }, scope);
+    const second = await new ToolInvoker(registry).call(ask, { message: "What time?", session_id: sessionId }, scope);
     expect(second).toMatchObject({ ok: true, value: { response: "At noon.", session_id: sessionId } });
     expect(roles(model.requests[1]?.body.messages)).toEqual(["system", "user", "assistant", "user"]);
 
-    const missing = await registry.call(ask, {}, scope);
+    const missing = await new ToolInvoker(registry).call(ask, {}, scope);
     expect(missing).toEqual({
       ok: false,
       error: "Invalid arguments for ask_release_helper: arguments must have required property 'message'",

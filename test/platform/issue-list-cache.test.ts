@@ -1,6 +1,7 @@
 // Issue list pages are cached under a per-workspace version: every write that can change a page must show at once.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listIssues } from "../../src/platform/issues/service.ts";
+import { listIssues } from "../../src/platform/issues/list.ts";
+import { changingIssueLists } from "../../src/platform/issues/list-version.ts";
 import { createWorkspaceWithRoles, startTestApp, type TestApp } from "../helpers/app.ts";
 import { testDialects } from "../helpers/databases.ts";
 
@@ -54,5 +55,21 @@ describe.each(testDialects)("issue list cache (%s)", (dialect) => {
       await write();
       await expectListsFresh(step);
     }
+  });
+
+  it("pages really are cached: a write that bypasses changingIssueLists stays unseen until one goes through it", async () => {
+    const { workspaceId, owner } = await createWorkspaceWithRoles(t.api);
+    const ws = `workspaces/${workspaceId}`;
+    const token = owner.token;
+    const issue = (await t.api.post(`${ws}/issues/`, { title: "Cached" }, { token })).body;
+    const titles = async () =>
+      (await t.api.get(`${ws}/issues/`, { token })).body.map((row: { title: string }) => row.title);
+    expect(await titles()).toEqual(["Cached"]);
+
+    await t.db.updateTable("issues").set({ title: "Behind the cache's back" }).where("id", "=", issue.id).execute();
+    expect(await titles()).toEqual(["Cached"]);
+
+    await changingIssueLists(t.db, workspaceId, async () => {});
+    expect(await titles()).toEqual(["Behind the cache's back"]);
   });
 });

@@ -1,15 +1,23 @@
-// The service functions other features build on (the tool-protocol helper's platform tools), called as they
-// call them: with a database handle and an actor, which may be an agent.
+// The service functions other features build on (the platform tools), called as they call them: with a database
+// handle, input already parsed by the API's schemas, and an actor, which may be an agent.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ValidationError } from "../../src/http/errors.ts";
 import type { Actor } from "../../src/platform/access.ts";
+import { createCommentBody } from "../../src/platform/comments/schemas.ts";
 import { addComment } from "../../src/platform/comments/service.ts";
-import { createIssue, getIssue, listIssues, updateIssue } from "../../src/platform/issues/service.ts";
+import { listIssues } from "../../src/platform/issues/list.ts";
+import { createIssueBody, updateIssueBody } from "../../src/platform/issues/schemas.ts";
+import { createIssue as createIssueFrom, getIssue, updateIssue } from "../../src/platform/issues/service.ts";
 import { listLabels } from "../../src/platform/labels/service.ts";
 import { listProjects } from "../../src/platform/projects/service.ts";
+import { platformToolSource } from "../../src/platform/tools.ts";
+import { ToolInvoker } from "../../src/tools/invoker.ts";
+import { ToolRegistry } from "../../src/tools/registry.ts";
 import { createWorkspaceWithRoles, startTestApp, type TestApp } from "../helpers/app.ts";
 import { testDialects } from "../helpers/databases.ts";
 import { activityOf, createLabel, createProject, insertAgent } from "../helpers/platform.ts";
+
+const createIssue = (db: TestApp["db"], ws: string, input: Record<string, unknown>, actor: Actor) =>
+  createIssueFrom(db, ws, createIssueBody.parse(input), actor);
 
 describe.each(testDialects)("issue services for other features (%s)", (dialect) => {
   let t: TestApp;
@@ -35,9 +43,9 @@ describe.each(testDialects)("issue services for other features (%s)", (dialect) 
       priority: "none",
       acceptance_criteria: ["done"],
     });
-    const updated = await updateIssue(t.db, ws, issue.id, { status: "in_progress" }, agent);
+    const updated = await updateIssue(t.db, ws, issue.id, updateIssueBody.parse({ status: "in_progress" }), agent);
     expect(updated.status).toBe("in_progress");
-    const comment = await addComment(t.db, ws, issue.id, { content: "Working on it" }, agent);
+    const comment = await addComment(t.db, ws, issue.id, createCommentBody.parse({ content: "Working on it" }), agent);
     expect(comment).toMatchObject({ author_type: "agent", author_id: agent.id, type: "comment" });
 
     const seen = await t.api.get(`workspaces/${ws}/issues/${issue.id}`, { token: memberToken });
@@ -50,14 +58,26 @@ describe.each(testDialects)("issue services for other features (%s)", (dialect) 
     ]);
   });
 
-  it("input that skipped the HTTP schemas is still validated (422), and ids are scoped to the workspace", async () => {
-    await expect(createIssue(t.db, ws, { title: "" }, agent)).rejects.toBeInstanceOf(ValidationError);
-    await expect(
-      createIssue(t.db, ws, { title: "x", status: "nonsense" } as unknown as { title: string }, agent),
-    ).rejects.toBeInstanceOf(ValidationError);
-    await expect(updateIssue(t.db, ws, "not-an-id", { title: "x" }, agent)).rejects.toMatchObject({
-      statusCode: 404,
-      detail: "Issue not found",
+  it("input through a platform tool is validated at the edge by the API's schemas, and ids are scoped to the workspace", async () => {
+    const tools = new ToolInvoker(new ToolRegistry().addSource(platformToolSource(t.db)));
+    const asAgent = { workspaceId: ws, agentId: agent.id };
+    const create = (await tools.find("create_issue", asAgent))!;
+    expect(await tools.call(create, { title: "" }, asAgent)).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/title/),
+    });
+    expect(await tools.call(create, { title: "x", status: "nonsense" }, asAgent)).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/status/),
+    });
+    expect(await tools.call(create, {}, asAgent)).toEqual({
+      ok: false,
+      error: "Invalid arguments for create_issue: title: Field required",
+    });
+    const update = (await tools.find("update_issue", asAgent))!;
+    expect(await tools.call(update, { issue_id: "not-an-id", title: "x" }, asAgent)).toEqual({
+      ok: false,
+      error: "Issue not found",
     });
     const elsewhere = await createWorkspaceWithRoles(t.api);
     await expect(

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadCustomTools, ToolsFileError } from "../../src/tools/custom.ts";
+import { ToolInvoker } from "../../src/tools/invoker.ts";
 import { staticSource, ToolRegistry } from "../../src/tools/registry.ts";
 import { dirWith, removeTempDirs } from "./temp-dir.ts";
 
@@ -169,17 +170,17 @@ describe("a TS/JS tools file that cannot be loaded", () => {
 describe("custom tools in the registry", () => {
   it("bad arguments and a throwing tool give an error outcome, good arguments a value", async () => {
     const custom = await loadCustomTools({ cwd: dirWith({ "tools.ts": TS_TOOLS }) });
-    const registry = new ToolRegistry().addSource(staticSource(custom.tools));
-    const add = (await registry.find("add"))!;
-    expect(await registry.call(add, { a: 1, b: 2 })).toEqual({ ok: true, value: { sum: 3 } });
-    expect(await registry.call(add, { a: 1 })).toEqual({
+    const invoker = new ToolInvoker(new ToolRegistry().addSource(staticSource(custom.tools)));
+    const add = (await invoker.find("add"))!;
+    expect(await invoker.call(add, { a: 1, b: 2 })).toEqual({ ok: true, value: { sum: 3 } });
+    expect(await invoker.call(add, { a: 1 })).toEqual({
       ok: false,
       error: "Invalid arguments for add: arguments must have required property 'b'",
     });
-    expect(await registry.call(add, { a: "one", b: 2 })).toEqual({
+    expect(await invoker.call(add, { a: "one", b: 2 })).toEqual({
       ok: false,
       error: "Invalid arguments for add: a must be number",
     });
-    expect(await registry.call((await registry.find("fails"))!, {})).toEqual({ ok: false, error: "the tool broke" });
+    expect(await invoker.call((await invoker.find("fails"))!, {})).toEqual({ ok: false, error: "the tool broke" });
   });
 });

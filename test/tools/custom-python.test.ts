@@ -2,6 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { type CustomTools, loadCustomTools, ToolsFileError } from "../../src/tools/custom.ts";
+import { ToolInvoker } from "../../src/tools/invoker.ts";
 import { staticSource, type Tool, ToolRegistry } from "../../src/tools/registry.ts";
 import { dirWith, removeTempDirs } from "./temp-dir.ts";
 
@@ -130,30 +131,30 @@ describe("Python tools", () => {
 
   it("a tool that raises gives an error outcome with the exception type and message", async () => {
     const { custom } = await load({ "tools.py": PY_TOOLS });
-    const registry = new ToolRegistry().addSource(staticSource(custom.tools));
-    const fails = (await registry.find("fails"))!;
-    expect(await registry.call(fails, { reason: "no such city" })).toEqual({
+    const invoker = new ToolInvoker(new ToolRegistry().addSource(staticSource(custom.tools)));
+    const fails = (await invoker.find("fails"))!;
+    expect(await invoker.call(fails, { reason: "no such city" })).toEqual({
       ok: false,
       error: "ValueError: no such city",
     });
-    const add = (await registry.find("add"))!;
-    expect(await registry.call(add, { a: 1, b: "x" })).toEqual({
+    const add = (await invoker.find("add"))!;
+    expect(await invoker.call(add, { a: 1, b: "x" })).toEqual({
       ok: false,
       error: "Invalid arguments for add: b must be number",
     });
-    expect(await registry.call(add, { a: 1, b: 2 })).toEqual({ ok: true, value: { sum: 3 } });
+    expect(await invoker.call(add, { a: 1, b: 2 })).toEqual({ ok: true, value: { sum: 3 } });
   });
 
   it("unexpected arguments, sys.exit() and values JSON lacks are handled without losing the process", async () => {
     const { custom, tool } = await load({ "tools.py": PY_TOOLS });
-    const registry = new ToolRegistry().addSource(staticSource(custom.tools));
+    const invoker = new ToolInvoker(new ToolRegistry().addSource(staticSource(custom.tools)));
     const childPid = await tool("pid").run({}, {});
     // The schema allows extra properties; Python refuses the keyword, and that is the tool's error.
-    expect(await registry.call(tool("greet"), { name: "Ada", colour: "red" })).toEqual({
+    expect(await invoker.call(tool("greet"), { name: "Ada", colour: "red" })).toEqual({
       ok: false,
       error: "TypeError: greet() got an unexpected keyword argument 'colour'",
     });
-    expect(await registry.call(tool("exits"), {})).toEqual({ ok: false, error: "SystemExit: 2" });
+    expect(await invoker.call(tool("exits"), {})).toEqual({ ok: false, error: "SystemExit: 2" });
     expect(await tool("odd_values").run({}, {})).toEqual({ when: "2026-01-02", tags: ["only"], none: null });
     expect(await tool("pid").run({}, {})).toBe(childPid);
   });

@@ -1,13 +1,28 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import type { Authenticator } from "../../auth/authenticator.ts";
 import { hashPassword, verifyPassword } from "../../auth/passwords.ts";
-import type { AppContext } from "../../context.ts";
+import type { LoginRateLimiter } from "../../auth/rate-limit.ts";
+import type { TokenService } from "../../auth/tokens.ts";
+import type { Db } from "../../db/index.ts";
 import { HttpError, notFound, unauthorized } from "../../http/errors.ts";
 import { requireAuthentication } from "../access.ts";
 import { authResponseSchema, loginBodySchema, registerBodySchema, userSchema } from "./schemas.ts";
 import { assertEmailFree, createUser, emailKey, findUserByEmail, findUserById, publicUser } from "./users.ts";
 
-export async function authRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export interface AccountOptions {
+  db: Db;
+  tokens: TokenService;
+  authenticator: Authenticator;
+  loginLimiter: LoginRateLimiter;
+  /** bcrypt cost for new password hashes (12 unless a test or benchmark lowers it). */
+  passwordRounds: number;
+  /** In PLATFORM_ENV=dev short passwords are accepted. */
+  isDev: boolean;
+}
+
+export async function accountRoutes(app: FastifyInstance, options: AccountOptions): Promise<void> {
+  const { db, tokens, authenticator, loginLimiter, passwordRounds } = options;
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
   routes.post(
@@ -16,16 +31,16 @@ export async function authRoutes(app: FastifyInstance, ctx: AppContext): Promise
       schema: {
         tags: ["auth"],
         summary: "Create an account and get a token",
-        body: registerBodySchema(ctx.config.isDev),
+        body: registerBodySchema(options.isDev),
         response: { 201: authResponseSchema },
       },
     },
     async (request, reply) => {
       const { email, password, name } = request.body;
-      await assertEmailFree(ctx.db, email);
-      const passwordHash = await hashPassword(password, ctx.passwordRounds);
-      const user = await createUser(ctx.db, { email, name: name ?? undefined, passwordHash });
-      return reply.code(201).send({ token: await ctx.tokens.issue(user), user: publicUser(user) });
+      await assertEmailFree(db, email);
+      const passwordHash = await hashPassword(password, passwordRounds);
+      const user = await createUser(db, { email, name: name ?? undefined, passwordHash });
+      return reply.code(201).send({ token: await tokens.issue(user), user: publicUser(user) });
     },
   );
 
@@ -43,31 +58,31 @@ export async function authRoutes(app: FastifyInstance, ctx: AppContext): Promise
       const { email, password } = request.body;
       // Failures count per email *and* address: a stranger who knows someone's email cannot lock them out.
       const key = `${emailKey(email)} ${request.ip}`;
-      const retryAfter = ctx.loginLimiter.admit(key, request.ip);
+      const retryAfter = loginLimiter.admit(key, request.ip);
       if (retryAfter !== undefined) {
         reply.header("retry-after", String(retryAfter));
         throw new HttpError(429, "Too many login attempts. Try again later.");
       }
-      const user = await findUserByEmail(ctx.db, email);
+      const user = await findUserByEmail(db, email);
       if (!user) throw notFound("User");
       if (!(await verifyPassword(password, user.password_hash))) {
-        ctx.loginLimiter.recordFailure(key);
+        loginLimiter.recordFailure(key);
         throw unauthorized("Invalid email or password");
       }
-      ctx.loginLimiter.recordSuccess(key);
-      return reply.send({ token: await ctx.tokens.issue(user), user: publicUser(user) });
+      loginLimiter.recordSuccess(key);
+      return reply.send({ token: await tokens.issue(user), user: publicUser(user) });
     },
   );
 
   await routes.register(async (scoped) => {
-    requireAuthentication(scoped, ctx.authenticator);
+    requireAuthentication(scoped, authenticator);
     scoped
       .withTypeProvider<ZodTypeProvider>()
       .get(
         "/auth/me",
         { schema: { tags: ["auth"], summary: "The current user", response: { 200: userSchema } } },
         async (request) => {
-          const user = await findUserById(ctx.db, request.principal.user.id);
+          const user = await findUserById(db, request.principal.user.id);
           if (!user) throw notFound("User");
           return publicUser(user);
         },

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { AppContext } from "../../context.ts";
+import type { Db } from "../../db/index.ts";
 import { pageQuery } from "../pagination.ts";
 import { workspaceParams } from "../workspaces/schemas.ts";
 import { activitySchema, issueActivityParams } from "./schemas.ts";
@@ -10,7 +10,7 @@ import { listIssueActivity, listWorkspaceActivity } from "./service.ts";
 const tags = ["activity"];
 
 /** Registered under `/workspaces/:ws_id`, inside the membership guard. */
-export async function activityRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function activityRoutes(app: FastifyInstance, { db }: { db: Db }): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
   routes.get(
@@ -24,7 +24,7 @@ export async function activityRoutes(app: FastifyInstance, ctx: AppContext): Pro
         response: { 200: z.array(activitySchema) },
       },
     },
-    async (request) => listWorkspaceActivity(ctx.db, request.params.ws_id, request.query),
+    async (request) => listWorkspaceActivity(db, request.params.ws_id, request.query),
   );
 
   routes.get(
@@ -38,6 +38,6 @@ export async function activityRoutes(app: FastifyInstance, ctx: AppContext): Pro
         response: { 200: z.array(activitySchema) },
       },
     },
-    async (request) => listIssueActivity(ctx.db, request.params.ws_id, request.params.issue_id, request.query),
+    async (request) => listIssueActivity(db, request.params.ws_id, request.params.issue_id, request.query),
   );
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { AppContext } from "../../context.ts";
+import type { Db } from "../../db/index.ts";
 import { actorOf } from "../access.ts";
 import { workspaceParams } from "../workspaces/schemas.ts";
 import { agentListQuery, agentParams, agentSchema, createAgentBody, updateAgentBody } from "./schemas.ts";
@@ -10,7 +10,7 @@ import { createAgent, deleteAgent, getAgent, listAgents, updateAgent } from "./s
 const tags = ["agents"];
 
 /** Registered under `/workspaces/:ws_id`, inside the membership guard. */
-export async function agentRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function agentRoutes(app: FastifyInstance, { db }: { db: Db }): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
   routes.post(
@@ -25,7 +25,7 @@ export async function agentRoutes(app: FastifyInstance, ctx: AppContext): Promis
       },
     },
     async (request, reply) =>
-      reply.code(201).send(await createAgent(ctx.db, request.params.ws_id, request.body, actorOf(request))),
+      reply.code(201).send(await createAgent(db, request.params.ws_id, request.body, actorOf(request))),
   );
 
   routes.get(
@@ -41,14 +41,14 @@ export async function agentRoutes(app: FastifyInstance, ctx: AppContext): Promis
     },
     async (request) => {
       const { status, ...page } = request.query;
-      return listAgents(ctx.db, request.params.ws_id, page, { status });
+      return listAgents(db, request.params.ws_id, page, { status });
     },
   );
 
   routes.get(
     "/agents/:agent_id",
     { schema: { tags, summary: "An agent", params: agentParams, response: { 200: agentSchema } } },
-    async (request) => getAgent(ctx.db, request.params.ws_id, request.params.agent_id),
+    async (request) => getAgent(db, request.params.ws_id, request.params.agent_id),
   );
 
   routes.patch(
@@ -62,14 +62,14 @@ export async function agentRoutes(app: FastifyInstance, ctx: AppContext): Promis
         response: { 200: agentSchema },
       },
     },
-    async (request) => updateAgent(ctx.db, request.membership, request.params.agent_id, request.body, actorOf(request)),
+    async (request) => updateAgent(db, request.membership, request.params.agent_id, request.body, actorOf(request)),
   );
 
   routes.delete(
     "/agents/:agent_id",
     { schema: { tags, summary: "Delete an agent (admin or the agent's owner)", params: agentParams } },
     async (request, reply) => {
-      await deleteAgent(ctx.db, request.membership, request.params.agent_id, actorOf(request));
+      await deleteAgent(db, request.membership, request.params.agent_id, actorOf(request));
       return reply.code(204).send();
     },
   );

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { AppContext } from "../../context.ts";
+import type { Db } from "../../db/index.ts";
 import { actorOf, refuseApiKeyCallers } from "../access.ts";
 import { pageQuery } from "../pagination.ts";
 import { workspaceParams } from "../workspaces/schemas.ts";
@@ -11,7 +11,7 @@ import { createApiKey, listApiKeys, revokeApiKey } from "./service.ts";
 const tags = ["api-keys"];
 
 /** Registered under `/workspaces/:ws_id`, inside the membership guard. */
-export async function apiKeyRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function apiKeyRoutes(app: FastifyInstance, { db }: { db: Db }): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
   routes.post(
@@ -28,7 +28,7 @@ export async function apiKeyRoutes(app: FastifyInstance, ctx: AppContext): Promi
       },
     },
     async (request, reply) =>
-      reply.code(201).send(await createApiKey(ctx.db, request.params.ws_id, request.body.name, actorOf(request))),
+      reply.code(201).send(await createApiKey(db, request.params.ws_id, request.body.name, actorOf(request))),
   );
 
   routes.get(
@@ -42,7 +42,7 @@ export async function apiKeyRoutes(app: FastifyInstance, ctx: AppContext): Promi
         response: { 200: z.array(apiKeySchema) },
       },
     },
-    async (request) => listApiKeys(ctx.db, request.params.ws_id, request.query),
+    async (request) => listApiKeys(db, request.params.ws_id, request.query),
   );
 
   routes.delete(
@@ -52,7 +52,7 @@ export async function apiKeyRoutes(app: FastifyInstance, ctx: AppContext): Promi
       schema: { tags, summary: "Revoke an API key (admin, or its creator)", params: apiKeyParams },
     },
     async (request, reply) => {
-      await revokeApiKey(ctx.db, request.membership, request.params.key_id, actorOf(request));
+      await revokeApiKey(db, request.membership, request.params.key_id, actorOf(request));
       return reply.code(204).send();
     },
   );

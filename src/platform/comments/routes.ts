@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { AppContext } from "../../context.ts";
+import type { Db } from "../../db/index.ts";
 import { actorOf } from "../access.ts";
 import { issueParams } from "../issues/schemas.ts";
 import { pageQuery } from "../pagination.ts";
@@ -11,7 +11,7 @@ import { addComment, deleteComment, listComments, updateComment } from "./servic
 const tags = ["comments"];
 
 /** Registered under `/workspaces/:ws_id`, inside the membership guard. */
-export async function commentRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function commentRoutes(app: FastifyInstance, { db }: { db: Db }): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
   routes.post(
@@ -28,7 +28,7 @@ export async function commentRoutes(app: FastifyInstance, ctx: AppContext): Prom
     async (request, reply) =>
       reply
         .code(201)
-        .send(await addComment(ctx.db, request.params.ws_id, request.params.issue_id, request.body, actorOf(request))),
+        .send(await addComment(db, request.params.ws_id, request.params.issue_id, request.body, actorOf(request))),
   );
 
   routes.get(
@@ -42,7 +42,7 @@ export async function commentRoutes(app: FastifyInstance, ctx: AppContext): Prom
         response: { 200: z.array(commentSchema) },
       },
     },
-    async (request) => listComments(ctx.db, request.params.ws_id, request.params.issue_id, request.query),
+    async (request) => listComments(db, request.params.ws_id, request.params.issue_id, request.query),
   );
 
   routes.patch(
@@ -59,7 +59,7 @@ export async function commentRoutes(app: FastifyInstance, ctx: AppContext): Prom
     async (request) => {
       const { ws_id, issue_id, comment_id } = request.params;
       return updateComment(
-        ctx.db,
+        db,
         ws_id,
         issue_id,
         comment_id,
@@ -75,7 +75,7 @@ export async function commentRoutes(app: FastifyInstance, ctx: AppContext): Prom
     { schema: { tags, summary: "Delete a comment and its replies (author or admin)", params: commentParams } },
     async (request, reply) => {
       const { ws_id, issue_id, comment_id } = request.params;
-      await deleteComment(ctx.db, ws_id, issue_id, comment_id, actorOf(request), request.membership.role);
+      await deleteComment(db, ws_id, issue_id, comment_id, actorOf(request), request.membership.role);
       return reply.code(204).send();
     },
   );

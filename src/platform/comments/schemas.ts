@@ -26,6 +26,6 @@ export const createCommentBody = z.object({
 
 export const updateCommentBody = z.object({ content });
 
-export type CreateCommentInput = z.input<typeof createCommentBody>;
+export type CreateCommentFields = z.output<typeof createCommentBody>;
 
 export const commentParams = z.object({ ws_id: z.string(), issue_id: z.string(), comment_id: z.string() });

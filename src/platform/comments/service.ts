@@ -5,10 +5,10 @@ import { isId, newId, now } from "../../db/values.ts";
 import { forbidden, notFound } from "../../http/errors.ts";
 import type { Actor } from "../access.ts";
 import { recordActivity } from "../activity/record.ts";
-import { type ActorType, parseInput } from "../fields.ts";
+import type { ActorType } from "../fields.ts";
 import { getIssue } from "../issues/service.ts";
 import type { Page } from "../pagination.ts";
-import { type CreateCommentInput, createCommentBody } from "./schemas.ts";
+import type { CreateCommentFields } from "./schemas.ts";
 
 export type Comment = Omit<CommentsTable, "author_type"> & { author_type: ActorType; type: "comment" };
 
@@ -48,10 +48,9 @@ export async function addComment(
   db: Db,
   workspaceId: string,
   issueId: string,
-  input: CreateCommentInput,
+  body: CreateCommentFields,
   actor: Actor,
 ): Promise<Comment> {
-  const body = parseInput(createCommentBody, input);
   return db.transaction().execute(async (trx) => {
     const issue = await getIssue(trx, workspaceId, issueId);
     if (body.parent_id) await getComment(trx, workspaceId, issue.id, body.parent_id);

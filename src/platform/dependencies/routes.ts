@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { AppContext } from "../../context.ts";
+import type { Db } from "../../db/index.ts";
 import { actorOf } from "../access.ts";
 import { issueParams } from "../issues/schemas.ts";
 import { pageQuery } from "../pagination.ts";
@@ -11,7 +11,7 @@ import { createDependency, deleteDependency, listDependencies } from "./service.
 const tags = ["dependencies"];
 
 /** Registered under `/workspaces/:ws_id`, inside the membership guard. */
-export async function dependencyRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function dependencyRoutes(app: FastifyInstance, { db }: { db: Db }): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
   routes.post(
@@ -29,7 +29,7 @@ export async function dependencyRoutes(app: FastifyInstance, ctx: AppContext): P
       reply
         .code(201)
         .send(
-          await createDependency(ctx.db, request.params.ws_id, request.params.issue_id, request.body, actorOf(request)),
+          await createDependency(db, request.params.ws_id, request.params.issue_id, request.body, actorOf(request)),
         ),
   );
 
@@ -44,7 +44,7 @@ export async function dependencyRoutes(app: FastifyInstance, ctx: AppContext): P
         response: { 200: z.array(dependencySchema) },
       },
     },
-    async (request) => listDependencies(ctx.db, request.params.ws_id, request.params.issue_id, request.query),
+    async (request) => listDependencies(db, request.params.ws_id, request.params.issue_id, request.query),
   );
 
   routes.delete(
@@ -58,7 +58,7 @@ export async function dependencyRoutes(app: FastifyInstance, ctx: AppContext): P
     },
     async (request, reply) => {
       const { ws_id, issue_id, dependency_id } = request.params;
-      await deleteDependency(ctx.db, ws_id, issue_id, dependency_id, actorOf(request), request.membership.role);
+      await deleteDependency(db, ws_id, issue_id, dependency_id, actorOf(request), request.membership.role);
       return reply.code(204).send();
     },
   );

@@ -1,14 +1,21 @@
+// Issue list pages are cached under the workspace's issue list version (page-cache.ts). Every change that can alter
+// what an issue list shows (an issue's fields, its labels, a project or label going away, the issue prefix) runs
+// through `changingIssueLists`: the one place the version is bumped, so no writer can forget it.
 import type { Db } from "../../db/index.ts";
 
 /**
- * Marks the workspace's issue list pages as changed. Call it inside the transaction of every change that can alter
- * what an issue list shows (an issue's fields, its labels, the workspace's issue prefix), so the new version and the
- * change become visible together, on every instance sharing the database.
+ * Runs `work` in a transaction whose first statement bumps the workspace's issue list version: the new version and
+ * the change become visible together, on every instance sharing the database. Bumping first also takes the workspace
+ * row's lock before any other, so the writers of one workspace queue up in one order (no deadlocks between them) and
+ * each checks what it depends on (a project, a parent, a label) only after the writers before it committed.
  */
-export async function bumpIssueListVersion(db: Db, workspaceId: string): Promise<void> {
-  await db
-    .updateTable("workspaces")
-    .set((eb) => ({ issue_list_version: eb("issue_list_version", "+", 1) }))
-    .where("id", "=", workspaceId)
-    .execute();
+export function changingIssueLists<T>(db: Db, workspaceId: string, work: (trx: Db) => Promise<T>): Promise<T> {
+  return db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable("workspaces")
+      .set((eb) => ({ issue_list_version: eb("issue_list_version", "+", 1) }))
+      .where("id", "=", workspaceId)
+      .execute();
+    return work(trx);
+  });
 }

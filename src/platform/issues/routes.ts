@@ -1,17 +1,21 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { AppContext } from "../../context.ts";
+import type { Db, SqlDialect } from "../../db/index.ts";
 import { actorOf } from "../access.ts";
 import { workspaceParams } from "../workspaces/schemas.ts";
+import { listIssuesJson } from "./list.ts";
 import { IssuePageCache } from "./page-cache.ts";
 import { createIssueBody, issueListQuery, issueParams, issueSchema, updateIssueBody } from "./schemas.ts";
-import { createIssue, deleteIssue, getIssue, listIssuesJson, updateIssue } from "./service.ts";
+import { createIssue, deleteIssue, getIssue, updateIssue } from "./service.ts";
 
 const tags = ["issues"];
 
 /** Registered under `/workspaces/:ws_id`, inside the membership guard. */
-export async function issueRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function issueRoutes(
+  app: FastifyInstance,
+  { db, dialect }: { db: Db; dialect: SqlDialect },
+): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
   const pages = new IssuePageCache();
 
@@ -27,7 +31,7 @@ export async function issueRoutes(app: FastifyInstance, ctx: AppContext): Promis
       },
     },
     async (request, reply) =>
-      reply.code(201).send(await createIssue(ctx.db, request.params.ws_id, request.body, actorOf(request))),
+      reply.code(201).send(await createIssue(db, request.params.ws_id, request.body, actorOf(request))),
   );
 
   routes.get(
@@ -42,7 +46,7 @@ export async function issueRoutes(app: FastifyInstance, ctx: AppContext): Promis
       },
     },
     async (request, reply) => {
-      const json = await listIssuesJson(ctx.db, ctx.dialect, request.params.ws_id, request.query, pages);
+      const json = await listIssuesJson(db, dialect, request.params.ws_id, request.query, pages);
       // Already JSON text in the documented shape: Fastify sends a string as it is, skipping the serializer.
       return reply.type("application/json").send(json as never);
     },
@@ -51,7 +55,7 @@ export async function issueRoutes(app: FastifyInstance, ctx: AppContext): Promis
   routes.get(
     "/issues/:issue_id",
     { schema: { tags, summary: "An issue", params: issueParams, response: { 200: issueSchema } } },
-    async (request) => getIssue(ctx.db, request.params.ws_id, request.params.issue_id),
+    async (request) => getIssue(db, request.params.ws_id, request.params.issue_id),
   );
 
   routes.patch(
@@ -65,8 +69,7 @@ export async function issueRoutes(app: FastifyInstance, ctx: AppContext): Promis
         response: { 200: issueSchema },
       },
     },
-    async (request) =>
-      updateIssue(ctx.db, request.params.ws_id, request.params.issue_id, request.body, actorOf(request)),
+    async (request) => updateIssue(db, request.params.ws_id, request.params.issue_id, request.body, actorOf(request)),
   );
 
   routes.delete(
@@ -79,13 +82,7 @@ export async function issueRoutes(app: FastifyInstance, ctx: AppContext): Promis
       },
     },
     async (request, reply) => {
-      await deleteIssue(
-        ctx.db,
-        request.params.ws_id,
-        request.params.issue_id,
-        actorOf(request),
-        request.membership.role,
-      );
+      await deleteIssue(db, request.params.ws_id, request.params.issue_id, actorOf(request), request.membership.role);
       return reply.code(204).send();
     },
   );

@@ -76,7 +76,7 @@ export const issueFiltersSchema = z.object({
 
 export const issueListQuery = pageQuery.extend(issueFiltersSchema.shape);
 
-export type CreateIssueInput = z.input<typeof createIssueBody>;
+export type CreateIssueFields = z.output<typeof createIssueBody>;
 export type UpdateIssuePatch = z.infer<typeof updateIssueBody>;
 export type IssueFilters = z.infer<typeof issueFiltersSchema>;
 

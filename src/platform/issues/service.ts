@@ -1,46 +1,18 @@
-import { type Expression, type RawBuilder, type SqlBool, sql } from "kysely";
-import type { z } from "zod";
+// Reading one issue, and creating, updating and deleting issues: each change in one transaction with its activity.
 import { hasRole, type Role } from "../../auth/membership.ts";
-import type { Db, SqlDialect } from "../../db/index.ts";
+import type { Db } from "../../db/index.ts";
 import type { IssuesTable } from "../../db/schema.ts";
-import { fromJson, isId, newId, now, toJson } from "../../db/values.ts";
+import { isId, newId, now, toJson } from "../../db/values.ts";
 import { forbidden, invalid, notFound } from "../../http/errors.ts";
 import type { Actor } from "../access.ts";
 import { diffFields, recordActivity } from "../activity/record.ts";
-import { parseInput } from "../fields.ts";
-import type { Page } from "../pagination.ts";
 import { getProject } from "../projects/service.ts";
 import { patchActorRef } from "../references.ts";
-import { bumpIssueListVersion } from "./list-version.ts";
-import type { IssuePageCache } from "./page-cache.ts";
-import {
-  type CreateIssueInput,
-  createIssueBody,
-  type IssueFilters,
-  type issueSchema,
-  type UpdateIssuePatch,
-  updateIssueBody,
-} from "./schemas.ts";
+import { type Issue, issueQuery, toIssue } from "./issue-row.ts";
+import { changingIssueLists } from "./list-version.ts";
+import type { CreateIssueFields, UpdateIssuePatch } from "./schemas.ts";
 
-export type Issue = z.infer<typeof issueSchema>;
-
-type IssueRow = IssuesTable & { issue_prefix: string };
-
-const toIssue = ({ issue_prefix, ...row }: IssueRow): Issue => ({
-  ...(row as Omit<Issue, "identifier" | "acceptance_criteria" | "position" | "number">),
-  number: Number(row.number),
-  position: Number(row.position),
-  identifier: `${issue_prefix}-${row.number}`,
-  acceptance_criteria: fromJson<string[]>(row.acceptance_criteria, []),
-});
-
-const issueQuery = (db: Db, workspaceId: string) =>
-  db
-    .selectFrom("issues")
-    .innerJoin("workspaces", "workspaces.id", "issues.workspace_id")
-    .selectAll("issues")
-    .select("workspaces.issue_prefix")
-    .where("issues.workspace_id", "=", workspaceId);
+export type { Issue } from "./issue-row.ts";
 
 /** The issue, if it is of this workspace; otherwise 404 "<thing> not found". */
 export async function getIssue(db: Db, workspaceId: string, issueId: string, thing = "Issue"): Promise<Issue> {
@@ -50,134 +22,6 @@ export async function getIssue(db: Db, workspaceId: string, issueId: string, thi
   if (!row) throw notFound(thing);
   return toIssue(row);
 }
-
-/** NUL replaced by U+FFFD: stored text holds no NUL, so no match changes, and PostgreSQL accepts the parameter. */
-const storable = (value: string) => (value.includes("\u0000") ? value.replaceAll("\u0000", "\uFFFD") : value);
-
-/** `%`, `_` and the escape character itself match literally. */
-const likePattern = (needle: string) => `%${needle.toLowerCase().replace(/[!%_]/g, (char) => `!${char}`)}%`;
-
-/** The issues of one page of the list: filters, search, then order position, created_at, id. */
-function issuePage(db: Db, workspaceId: string, options: IssueFilters & Page) {
-  let query = issueQuery(db, workspaceId);
-  const exact = [
-    ["status", options.status],
-    ["priority", options.priority],
-    ["assignee_type", options.assignee_type],
-    ["project_id", options.project_id],
-    ["assignee_id", options.assignee_id],
-    ["creator_id", options.creator_id],
-    ["parent_issue_id", options.parent_issue_id],
-  ] as const;
-  for (const [column, values] of exact) {
-    // Values no column can hold (a NUL, which PostgreSQL refuses outright) match nothing; the route's schema refuses
-    // them earlier, this keeps other callers (tools) safe.
-    if (values && values.length > 0) query = query.where(`issues.${column}`, "in", values.map(storable));
-  }
-  const labelIds = options.label_id;
-  if (labelIds && labelIds.length > 0) {
-    query = query.where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom("issue_labels")
-          .select("issue_labels.issue_id")
-          .whereRef("issue_labels.issue_id", "=", "issues.id")
-          .where("issue_labels.label_id", "in", labelIds.map(storable)),
-      ),
-    );
-  }
-  const needle = options.q === undefined ? undefined : storable(options.q).trim();
-  if (needle) {
-    const pattern = likePattern(needle);
-    const like = (expression: Expression<unknown>) => sql<SqlBool>`lower(${expression}) like ${pattern} escape '!'`;
-    query = query.where((eb) =>
-      eb.or([
-        like(sql.ref("issues.title")),
-        like(sql.ref("issues.description")),
-        like(sql`workspaces.issue_prefix || '-' || cast(issues.number as text)`),
-      ]),
-    );
-  }
-  return query
-    .orderBy("issues.position")
-    .orderBy("issues.created_at")
-    .orderBy("issues.id")
-    .limit(options.limit)
-    .offset(options.offset);
-}
-
-export async function listIssues(db: Db, workspaceId: string, options: IssueFilters & Page): Promise<Issue[]> {
-  return (await issuePage(db, workspaceId, options).execute()).map(toIssue);
-}
-
-/**
- * The same page as `listIssues`, serialised to a JSON array by the database itself. Turning 50 rows of 19 columns
- * into JavaScript objects and back costs more than the rest of the request; this returns one string instead.
- */
-export async function listIssuesJson(
-  db: Db,
-  dialect: SqlDialect,
-  workspaceId: string,
-  options: IssueFilters & Page,
-  cache?: IssuePageCache,
-): Promise<string> {
-  // The version is read before the page: a page stored under it is never older than it (see page-cache.ts).
-  const workspace = await db
-    .selectFrom("workspaces")
-    .select("issue_list_version")
-    .where("id", "=", workspaceId)
-    .executeTakeFirst();
-  if (!workspace) throw notFound("Workspace");
-  const key = `${workspaceId} ${JSON.stringify(options)}`;
-  const cached = cache?.get(key, workspace.issue_list_version);
-  if (cached !== undefined) return cached;
-  const page = issuePage(db, workspaceId, options).as("page");
-  const { json } = await db
-    .selectFrom(page)
-    .select(dialect === "sqlite" ? sqliteIssueArray : postgresIssueArray)
-    .executeTakeFirstOrThrow();
-  cache?.set(key, workspace.issue_list_version, json);
-  return json;
-}
-
-const ISSUE_COLUMNS = [
-  "id",
-  "workspace_id",
-  "project_id",
-  "title",
-  "description",
-  "status",
-  "priority",
-  "assignee_type",
-  "assignee_id",
-  "creator_type",
-  "creator_id",
-  "number",
-  "parent_issue_id",
-  "position",
-  "due_date",
-  "created_at",
-  "updated_at",
-] as const;
-
-const pairs = (extra: RawBuilder<unknown>[]) =>
-  sql.join([...ISSUE_COLUMNS.flatMap((column) => [sql.lit(column), sql.ref(`page.${column}`)]), ...extra]);
-
-// group_concat of json_object texts (json_group_array re-checks every element and takes twice as long), in the
-// list's order: an aggregate's order is only guaranteed when it says so.
-const sqliteIssueArray = sql<string>`'[' || coalesce(group_concat(json_object(${pairs([
-  sql.lit("identifier"),
-  sql`page.issue_prefix || '-' || page.number`,
-  sql.lit("acceptance_criteria"),
-  sql`json(coalesce(page.acceptance_criteria, '[]'))`,
-])}), ',' order by page.position, page.created_at, page.id), '') || ']'`.as("json");
-
-const postgresIssueArray = sql<string>`coalesce(json_agg(json_build_object(${pairs([
-  sql.lit("identifier"),
-  sql`page.issue_prefix || '-' || page.number`,
-  sql.lit("acceptance_criteria"),
-  sql`coalesce(page.acceptance_criteria, '[]')::json`,
-])}) order by page.position, page.created_at, page.id), '[]')::text`.as("json");
 
 /** A parent must be another issue of this workspace, and not one of the issue's own descendants. */
 async function checkParent(db: Db, workspaceId: string, parentId: string, issueId?: string): Promise<void> {
@@ -193,9 +37,8 @@ async function checkParent(db: Db, workspaceId: string, parentId: string, issueI
   }
 }
 
-export async function createIssue(db: Db, workspaceId: string, input: CreateIssueInput, actor: Actor): Promise<Issue> {
-  const body = parseInput(createIssueBody, input);
-  return db.transaction().execute(async (trx) => {
+export async function createIssue(db: Db, workspaceId: string, body: CreateIssueFields, actor: Actor): Promise<Issue> {
+  return changingIssueLists(db, workspaceId, async (trx) => {
     if (body.project_id) await getProject(trx, workspaceId, body.project_id);
     if (body.parent_issue_id) await checkParent(trx, workspaceId, body.parent_issue_id);
     const assignee = await patchActorRef(
@@ -208,13 +51,10 @@ export async function createIssue(db: Db, workspaceId: string, input: CreateIssu
         id: body.assignee_id,
       },
     );
-    // The row lock of this UPDATE serialises concurrent creates in one workspace: numbers never repeat or skip.
+    // Creates in one workspace are serialised by its row lock (taken first): numbers never repeat or skip.
     const counter = await trx
       .updateTable("workspaces")
-      .set((eb) => ({
-        issue_counter: eb("issue_counter", "+", 1),
-        issue_list_version: eb("issue_list_version", "+", 1),
-      }))
+      .set((eb) => ({ issue_counter: eb("issue_counter", "+", 1) }))
       .where("id", "=", workspaceId)
       .returning(["issue_counter", "issue_prefix"])
       .executeTakeFirst();
@@ -260,11 +100,10 @@ export async function updateIssue(
   db: Db,
   workspaceId: string,
   issueId: string,
-  patch: UpdateIssuePatch,
+  body: UpdateIssuePatch,
   actor: Actor,
 ): Promise<Issue> {
-  const body = parseInput(updateIssueBody, patch);
-  return db.transaction().execute(async (trx) => {
+  return changingIssueLists(db, workspaceId, async (trx) => {
     const before = await getIssue(trx, workspaceId, issueId);
     if (body.project_id) await getProject(trx, workspaceId, body.project_id);
     if (body.parent_issue_id) await checkParent(trx, workspaceId, body.parent_issue_id, before.id);
@@ -292,7 +131,6 @@ export async function updateIssue(
     if (Object.keys(changes).length === 0) return before;
     const updated_at = now();
     const { acceptance_criteria, ...columns } = next;
-    await bumpIssueListVersion(trx, workspaceId);
     await trx
       .updateTable("issues")
       .set({
@@ -329,12 +167,11 @@ export async function deleteIssue(
   actor: Actor,
   role: Role,
 ): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await changingIssueLists(db, workspaceId, async (trx) => {
     const issue = await getIssue(trx, workspaceId, issueId);
     if (!hasRole(role, "admin") && !isCreatorOf(issue, actor)) {
       throw forbidden("Only an admin or the issue's creator may delete it");
     }
-    await bumpIssueListVersion(trx, workspaceId);
     await trx.updateTable("issues").set({ parent_issue_id: null }).where("parent_issue_id", "=", issue.id).execute();
     await trx.deleteFrom("comments").where("issue_id", "=", issue.id).execute();
     await trx.deleteFrom("issue_labels").where("issue_id", "=", issue.id).execute();

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { AppContext } from "../../context.ts";
+import type { Db } from "../../db/index.ts";
 import { actorOf } from "../access.ts";
 import { issueParams } from "../issues/schemas.ts";
 import { pageQuery } from "../pagination.ts";
@@ -21,7 +21,7 @@ import {
 const tags = ["labels"];
 
 /** Registered under `/workspaces/:ws_id`, inside the membership guard. */
-export async function labelRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function labelRoutes(app: FastifyInstance, { db }: { db: Db }): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
   routes.post(
@@ -36,7 +36,7 @@ export async function labelRoutes(app: FastifyInstance, ctx: AppContext): Promis
       },
     },
     async (request, reply) =>
-      reply.code(201).send(await createLabel(ctx.db, request.params.ws_id, request.body, actorOf(request))),
+      reply.code(201).send(await createLabel(db, request.params.ws_id, request.body, actorOf(request))),
   );
 
   routes.get(
@@ -50,13 +50,13 @@ export async function labelRoutes(app: FastifyInstance, ctx: AppContext): Promis
         response: { 200: z.array(labelSchema) },
       },
     },
-    async (request) => listLabels(ctx.db, request.params.ws_id, request.query),
+    async (request) => listLabels(db, request.params.ws_id, request.query),
   );
 
   routes.get(
     "/labels/:label_id",
     { schema: { tags, summary: "A label", params: labelParams, response: { 200: labelSchema } } },
-    async (request) => getLabel(ctx.db, request.params.ws_id, request.params.label_id),
+    async (request) => getLabel(db, request.params.ws_id, request.params.label_id),
   );
 
   routes.patch(
@@ -71,8 +71,7 @@ export async function labelRoutes(app: FastifyInstance, ctx: AppContext): Promis
         response: { 200: labelSchema },
       },
     },
-    async (request) =>
-      updateLabel(ctx.db, request.params.ws_id, request.params.label_id, request.body, actorOf(request)),
+    async (request) => updateLabel(db, request.params.ws_id, request.params.label_id, request.body, actorOf(request)),
   );
 
   routes.delete(
@@ -82,7 +81,7 @@ export async function labelRoutes(app: FastifyInstance, ctx: AppContext): Promis
       schema: { tags, summary: "Delete a label and unlink it from every issue (admin)", params: labelParams },
     },
     async (request, reply) => {
-      await deleteLabel(ctx.db, request.params.ws_id, request.params.label_id, actorOf(request));
+      await deleteLabel(db, request.params.ws_id, request.params.label_id, actorOf(request));
       return reply.code(204).send();
     },
   );
@@ -98,7 +97,7 @@ export async function labelRoutes(app: FastifyInstance, ctx: AppContext): Promis
         response: { 200: z.array(labelSchema) },
       },
     },
-    async (request) => listIssueLabels(ctx.db, request.params.ws_id, request.params.issue_id, request.query),
+    async (request) => listIssueLabels(db, request.params.ws_id, request.params.issue_id, request.query),
   );
 
   routes.post(
@@ -106,7 +105,7 @@ export async function labelRoutes(app: FastifyInstance, ctx: AppContext): Promis
     { schema: { tags, summary: "Put a label on an issue (idempotent)", params: issueLabelParams } },
     async (request, reply) => {
       const { ws_id, issue_id, label_id } = request.params;
-      await linkLabel(ctx.db, ws_id, issue_id, label_id, actorOf(request));
+      await linkLabel(db, ws_id, issue_id, label_id, actorOf(request));
       return reply.code(204).send();
     },
   );
@@ -116,7 +115,7 @@ export async function labelRoutes(app: FastifyInstance, ctx: AppContext): Promis
     { schema: { tags, summary: "Take a label off an issue (idempotent)", params: issueLabelParams } },
     async (request, reply) => {
       const { ws_id, issue_id, label_id } = request.params;
-      await unlinkLabel(ctx.db, ws_id, issue_id, label_id, actorOf(request));
+      await unlinkLabel(db, ws_id, issue_id, label_id, actorOf(request));
       return reply.code(204).send();
     },
   );

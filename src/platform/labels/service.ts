@@ -5,7 +5,7 @@ import { newId, now } from "../../db/values.ts";
 import { conflict } from "../../http/errors.ts";
 import type { Actor } from "../access.ts";
 import { diffFields, recordActivity } from "../activity/record.ts";
-import { bumpIssueListVersion } from "../issues/list-version.ts";
+import { changingIssueLists } from "../issues/list-version.ts";
 import { getIssue } from "../issues/service.ts";
 import type { Page } from "../pagination.ts";
 import { getInWorkspace } from "../references.ts";
@@ -101,10 +101,9 @@ export async function updateLabel(
 
 /** Unlinks the label from every issue, then deletes it. */
 export async function deleteLabel(db: Db, workspaceId: string, labelId: string, actor: Actor): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await changingIssueLists(db, workspaceId, async (trx) => {
     const label = await getLabel(trx, workspaceId, labelId);
     const unlinked = await trx.deleteFrom("issue_labels").where("label_id", "=", label.id).executeTakeFirst();
-    if (Number(unlinked.numDeletedRows) > 0) await bumpIssueListVersion(trx, workspaceId);
     await trx.deleteFrom("labels").where("id", "=", label.id).execute();
     await recordActivity(trx, {
       workspaceId,
@@ -133,7 +132,7 @@ export async function listIssueLabels(db: Db, workspaceId: string, issueId: stri
 
 /**
  * Puts a label on an issue or takes it off with `change`, which says whether it altered a row. Idempotent: when it
- * did not, nothing is bumped or logged.
+ * did not, nothing is logged.
  */
 async function changeLink(
   db: Db,
@@ -144,11 +143,10 @@ async function changeLink(
   action: "label.linked" | "label.unlinked",
   change: (trx: Db, link: { issue_id: string; label_id: string }) => Promise<boolean>,
 ): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await changingIssueLists(db, workspaceId, async (trx) => {
     const issue = await getIssue(trx, workspaceId, issueId);
     const label = await getLabel(trx, workspaceId, labelId);
     if (!(await change(trx, { issue_id: issue.id, label_id: label.id }))) return;
-    await bumpIssueListVersion(trx, workspaceId);
     await recordActivity(trx, {
       workspaceId,
       entityType: "label",

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { AppContext } from "../../context.ts";
+import type { Db } from "../../db/index.ts";
 import { actorOf, refuseApiKeyCallers } from "../access.ts";
 import { pageQuery } from "../pagination.ts";
 import { workspaceParams } from "../workspaces/schemas.ts";
@@ -11,7 +11,7 @@ import { addMember, changeRole, listMembers, removeMember } from "./service.ts";
 const tags = ["members"];
 
 /** Registered under `/workspaces/:ws_id`, inside the membership guard. */
-export async function memberRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function memberRoutes(app: FastifyInstance, { db }: { db: Db }): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
   routes.post(
@@ -28,7 +28,7 @@ export async function memberRoutes(app: FastifyInstance, ctx: AppContext): Promi
       },
     },
     async (request, reply) =>
-      reply.code(201).send(await addMember(ctx.db, request.membership, request.body, actorOf(request))),
+      reply.code(201).send(await addMember(db, request.membership, request.body, actorOf(request))),
   );
 
   routes.get(
@@ -42,7 +42,7 @@ export async function memberRoutes(app: FastifyInstance, ctx: AppContext): Promi
         response: { 200: z.array(memberSchema) },
       },
     },
-    async (request) => listMembers(ctx.db, request.params.ws_id, request.query),
+    async (request) => listMembers(db, request.params.ws_id, request.query),
   );
 
   routes.patch(
@@ -58,8 +58,7 @@ export async function memberRoutes(app: FastifyInstance, ctx: AppContext): Promi
         response: { 200: memberSchema },
       },
     },
-    async (request) =>
-      changeRole(ctx.db, request.membership, request.params.user_id, request.body.role, actorOf(request)),
+    async (request) => changeRole(db, request.membership, request.params.user_id, request.body.role, actorOf(request)),
   );
 
   routes.delete(
@@ -69,7 +68,7 @@ export async function memberRoutes(app: FastifyInstance, ctx: AppContext): Promi
       schema: { tags, summary: "Remove a member (admin), or leave (yourself)", params: memberParams },
     },
     async (request, reply) => {
-      await removeMember(ctx.db, request.membership, request.params.user_id, actorOf(request));
+      await removeMember(db, request.membership, request.params.user_id, actorOf(request));
       return reply.code(204).send();
     },
   );

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { AppContext } from "../../context.ts";
+import type { Db } from "../../db/index.ts";
 import { actorOf } from "../access.ts";
 import { pageQuery } from "../pagination.ts";
 import { workspaceParams } from "../workspaces/schemas.ts";
@@ -11,7 +11,7 @@ import { createProject, deleteProject, getProject, listProjects, projectStats, u
 const tags = ["projects"];
 
 /** Registered under `/workspaces/:ws_id`, inside the membership guard. */
-export async function projectRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function projectRoutes(app: FastifyInstance, { db }: { db: Db }): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
   routes.post(
@@ -26,7 +26,7 @@ export async function projectRoutes(app: FastifyInstance, ctx: AppContext): Prom
       },
     },
     async (request, reply) =>
-      reply.code(201).send(await createProject(ctx.db, request.params.ws_id, request.body, actorOf(request))),
+      reply.code(201).send(await createProject(db, request.params.ws_id, request.body, actorOf(request))),
   );
 
   routes.get(
@@ -40,13 +40,13 @@ export async function projectRoutes(app: FastifyInstance, ctx: AppContext): Prom
         response: { 200: z.array(projectSchema) },
       },
     },
-    async (request) => listProjects(ctx.db, request.params.ws_id, request.query),
+    async (request) => listProjects(db, request.params.ws_id, request.query),
   );
 
   routes.get(
     "/projects/:project_id",
     { schema: { tags, summary: "A project", params: projectParams, response: { 200: projectSchema } } },
-    async (request) => getProject(ctx.db, request.params.ws_id, request.params.project_id),
+    async (request) => getProject(db, request.params.ws_id, request.params.project_id),
   );
 
   routes.get(
@@ -59,7 +59,7 @@ export async function projectRoutes(app: FastifyInstance, ctx: AppContext): Prom
         response: { 200: projectStatsSchema },
       },
     },
-    async (request) => projectStats(ctx.db, request.params.ws_id, request.params.project_id),
+    async (request) => projectStats(db, request.params.ws_id, request.params.project_id),
   );
 
   routes.patch(
@@ -75,7 +75,7 @@ export async function projectRoutes(app: FastifyInstance, ctx: AppContext): Prom
     },
     async (request) =>
       updateProject(
-        ctx.db,
+        db,
         request.params.ws_id,
         request.params.project_id,
         request.body,
@@ -95,7 +95,7 @@ export async function projectRoutes(app: FastifyInstance, ctx: AppContext): Prom
     },
     async (request, reply) => {
       await deleteProject(
-        ctx.db,
+        db,
         request.params.ws_id,
         request.params.project_id,
         actorOf(request),

@@ -6,7 +6,7 @@ import { forbidden } from "../../http/errors.ts";
 import type { Actor } from "../access.ts";
 import { diffFields, recordActivity } from "../activity/record.ts";
 import type { ActorType } from "../fields.ts";
-import { bumpIssueListVersion } from "../issues/list-version.ts";
+import { changingIssueLists } from "../issues/list-version.ts";
 import { ISSUE_STATUSES } from "../issues/schemas.ts";
 import type { Page } from "../pagination.ts";
 import { getInWorkspace, patchActorRef } from "../references.ts";
@@ -141,10 +141,9 @@ export async function deleteProject(
   actor: Actor,
   role: Role,
 ): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await changingIssueLists(db, workspaceId, async (trx) => {
     const project = await getProject(trx, workspaceId, projectId);
     requireProjectManager(project, actor, role);
-    await bumpIssueListVersion(trx, workspaceId);
     await trx
       .updateTable("issues")
       .set({ project_id: null })

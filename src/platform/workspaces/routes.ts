@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { AppContext } from "../../context.ts";
+import type { Db } from "../../db/index.ts";
 import { actorOf, refuseApiKeyCallers } from "../access.ts";
 import { pageQuery } from "../pagination.ts";
 import { createWorkspaceBody, updateWorkspaceBody, workspaceParams, workspaceSchema } from "./schemas.ts";
@@ -10,7 +10,7 @@ import { createWorkspace, deleteWorkspace, getWorkspace, listWorkspaces, updateW
 const tags = ["workspaces"];
 
 /** `/workspaces/` itself; everything under `/workspaces/:ws_id` is registered by `workspaceRoutes` and the other feature plugins (see ../index.ts). */
-export async function workspaceCollectionRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function workspaceCollectionRoutes(app: FastifyInstance, { db }: { db: Db }): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
   routes.post(
@@ -24,7 +24,7 @@ export async function workspaceCollectionRoutes(app: FastifyInstance, ctx: AppCo
         response: { 201: workspaceSchema },
       },
     },
-    async (request, reply) => reply.code(201).send(await createWorkspace(ctx.db, request.body, actorOf(request))),
+    async (request, reply) => reply.code(201).send(await createWorkspace(db, request.body, actorOf(request))),
   );
 
   routes.get(
@@ -38,18 +38,18 @@ export async function workspaceCollectionRoutes(app: FastifyInstance, ctx: AppCo
       },
     },
     async (request) =>
-      listWorkspaces(ctx.db, request.principal.user.id, request.query, request.principal.apiKey?.workspaceId),
+      listWorkspaces(db, request.principal.user.id, request.query, request.principal.apiKey?.workspaceId),
   );
 }
 
 /** Registered under `/workspaces/:ws_id`, inside the membership guard. */
-export async function workspaceRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function workspaceRoutes(app: FastifyInstance, { db }: { db: Db }): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
   routes.get(
     "/",
     { schema: { tags, summary: "A workspace", params: workspaceParams, response: { 200: workspaceSchema } } },
-    async (request) => getWorkspace(ctx.db, request.params.ws_id),
+    async (request) => getWorkspace(db, request.params.ws_id),
   );
 
   routes.patch(
@@ -64,7 +64,7 @@ export async function workspaceRoutes(app: FastifyInstance, ctx: AppContext): Pr
         response: { 200: workspaceSchema },
       },
     },
-    async (request) => updateWorkspace(ctx.db, request.params.ws_id, request.body, actorOf(request)),
+    async (request) => updateWorkspace(db, request.params.ws_id, request.body, actorOf(request)),
   );
 
   routes.delete(
@@ -75,7 +75,7 @@ export async function workspaceRoutes(app: FastifyInstance, ctx: AppContext): Pr
       schema: { tags, summary: "Delete a workspace and everything in it (owner)", params: workspaceParams },
     },
     async (request, reply) => {
-      await deleteWorkspace(ctx.db, request.params.ws_id);
+      await deleteWorkspace(db, request.params.ws_id);
       return reply.code(204).send();
     },
   );

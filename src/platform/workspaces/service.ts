@@ -1,4 +1,3 @@
-import { sql } from "kysely";
 import type { Db } from "../../db/index.ts";
 import { isUniqueViolation } from "../../db/index.ts";
 import type { WorkspacesTable } from "../../db/schema.ts";
@@ -6,6 +5,7 @@ import { fromJson, newId, now, toJson } from "../../db/values.ts";
 import { conflict, notFound } from "../../http/errors.ts";
 import type { Actor } from "../access.ts";
 import { diffFields, recordActivity } from "../activity/record.ts";
+import { changingIssueLists } from "../issues/list-version.ts";
 
 export type Workspace = Omit<WorkspacesTable, "settings" | "issue_counter" | "issue_list_version"> & {
   settings: Record<string, unknown>;
@@ -130,7 +130,8 @@ export async function updateWorkspace(
   },
   actor: Actor,
 ): Promise<Workspace> {
-  return db.transaction().execute(async (trx) => {
+  // The issue prefix is part of every listed issue's identifier.
+  return changingIssueLists(db, workspaceId, async (trx) => {
     const before = await getWorkspace(trx, workspaceId);
     const changes = diffFields(before, patch);
     if (Object.keys(changes).length === 0) return before;
@@ -141,8 +142,6 @@ export async function updateWorkspace(
         ...(patch.description !== undefined && { description: patch.description }),
         ...(patch.settings !== undefined && { settings: toJson(patch.settings) }),
         ...(patch.issue_prefix !== undefined && { issue_prefix: patch.issue_prefix }),
-        // The prefix is part of every listed issue's identifier.
-        ...(patch.issue_prefix !== undefined && { issue_list_version: sql<number>`issue_list_version + 1` }),
         updated_at: now(),
       })
       .where("id", "=", workspaceId)
