@@ -59,10 +59,7 @@ export class CallRecord {
     try {
       await query();
     } catch (error) {
-      this.log.error(
-        { callId: this.callId, err: error instanceof Error ? error.message : String(error) },
-        `could not ${what}`,
-      );
+      this.log.error({ callId: this.callId, err: error }, `could not ${what}`);
     }
   }
 }

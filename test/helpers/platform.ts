@@ -1,7 +1,8 @@
 // Shortcuts for the workspace-resource tests: a workspace with every role, and direct reads of what was recorded.
 import { randomUUID } from "node:crypto";
 import { expect } from "vitest";
-import type { ApiClient, TestApp } from "./app.ts";
+import type { SqlDialect } from "../../src/db/index.ts";
+import { type ApiClient, createWorkspaceWithRoles, startTestApp, type TestApp, type TestUser } from "./app.ts";
 
 /** A UUID that names nothing. */
 export const unknownId = () => randomUUID();
@@ -71,4 +72,24 @@ export async function activityOf(t: TestApp, workspaceId: string) {
     .orderBy("id")
     .execute();
   return rows.map((row) => ({ ...row, details: JSON.parse(row.details) }));
+}
+
+export interface WorkspaceFixture {
+  t: TestApp;
+  /** The workspace, with an owner, an admin and a plain member. */
+  ws: string;
+  owner: TestUser;
+  admin: TestUser;
+  member: TestUser;
+  /** Belongs to none of `ws`, and owns `otherWs`. */
+  outsider: TestUser;
+  otherWs: string;
+}
+
+/** A server on a fresh database with a workspace of every role, and another workspace of an outsider. */
+export async function startWorkspaceFixture(dialect: SqlDialect): Promise<WorkspaceFixture> {
+  const t = await startTestApp(dialect);
+  const { workspaceId: ws, owner, admin, member, outsider } = await createWorkspaceWithRoles(t.api);
+  const otherWs = (await t.api.post("workspaces/", { name: "Elsewhere" }, { token: outsider.token })).body.id;
+  return { t, ws, owner, admin, member, outsider, otherWs };
 }

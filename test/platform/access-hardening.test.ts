@@ -62,16 +62,20 @@ describe.each(testDialects)("access hardening (%s)", (dialect) => {
     expect((await create("2024-02-29")).status).toBe(201);
   });
 
-  it("the platform tools answer NUL-laden filters with an empty list, not a database error", async () => {
+  it("the platform tools refuse NUL-laden filters as the API does (a validation error naming the field), not a database error", async () => {
     const { workspaceId, owner } = await createWorkspaceWithRoles(t.api);
     const key = (await t.api.post(`workspaces/${workspaceId}/api-keys`, { name: "k" }, { token: owner.token })).body
       .key;
     await t.api.post(`workspaces/${workspaceId}/issues/`, { title: "Visible" }, { token: owner.token });
-    for (const args of [{ project_id: "\u0000" }, { q: "a\u0000b" }, { assignee_id: "x\u0000" }]) {
+    for (const [field, args] of [
+      ["project_id", { project_id: "\u0000" }],
+      ["q", { q: "a\u0000b" }],
+      ["assignee_id", { assignee_id: "x\u0000" }],
+    ] as const) {
       const response = await mcpCall(t.url, key, "list_issues", args);
       const body: any = await response.json();
-      expect(body.result.isError ?? false).toBe(false);
-      expect(JSON.parse(body.result.content[0].text).issues).toEqual([]);
+      expect(body.result.isError).toBe(true);
+      expect(body.result.content[0].text).toMatch(new RegExp(`^Invalid arguments for list_issues: ${field}\\b.*NUL`));
     }
   });
 });

@@ -1,24 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWorkspaceWithRoles, startTestApp, type TestApp, type TestUser } from "../helpers/app.ts";
+import { createWorkspaceWithRoles } from "../helpers/app.ts";
 import { testDialects } from "../helpers/databases.ts";
 import { pageThrough } from "../helpers/page-through.ts";
-import { activityOf, createIssue, unknownId } from "../helpers/platform.ts";
+import {
+  activityOf,
+  createIssue,
+  startWorkspaceFixture,
+  unknownId,
+  type WorkspaceFixture,
+} from "../helpers/platform.ts";
 
 describe.each(testDialects)("comments (%s)", (dialect) => {
-  let t: TestApp;
-  let ws: string;
-  let owner: TestUser;
-  let admin: TestUser;
-  let member: TestUser;
-  let outsider: TestUser;
-  let otherWs: string;
+  let { t, ws, owner, admin, member, outsider, otherWs } = {} as WorkspaceFixture;
   let issue: any;
   const path = (suffix = "") => `workspaces/${ws}/issues/${issue.id}/comments${suffix}`;
 
   beforeAll(async () => {
-    t = await startTestApp(dialect);
-    ({ workspaceId: ws, owner, admin, member, outsider } = await createWorkspaceWithRoles(t.api));
-    otherWs = (await t.api.post("workspaces/", { name: "Elsewhere" }, { token: outsider.token })).body.id;
+    ({ t, ws, owner, admin, member, outsider, otherWs } = await startWorkspaceFixture(dialect));
     issue = await createIssue(t.api, ws, owner.token);
   });
   afterAll(() => t.close());

@@ -1,23 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWorkspaceWithRoles, startTestApp, type TestApp, type TestUser } from "../helpers/app.ts";
+import { createWorkspaceWithRoles } from "../helpers/app.ts";
 import { testDialects } from "../helpers/databases.ts";
 import { pageThrough } from "../helpers/page-through.ts";
-import { activityOf, createIssue, createProject, insertAgent, unknownId } from "../helpers/platform.ts";
+import {
+  activityOf,
+  createIssue,
+  createProject,
+  insertAgent,
+  startWorkspaceFixture,
+  unknownId,
+  type WorkspaceFixture,
+} from "../helpers/platform.ts";
 
 describe.each(testDialects)("projects (%s)", (dialect) => {
-  let t: TestApp;
-  let ws: string;
-  let owner: TestUser;
-  let admin: TestUser;
-  let member: TestUser;
-  let outsider: TestUser;
-  let otherWs: string;
+  let { t, ws, owner, admin, member, outsider, otherWs } = {} as WorkspaceFixture;
   const path = (suffix = "") => `workspaces/${ws}/projects/${suffix}`;
 
   beforeAll(async () => {
-    t = await startTestApp(dialect);
-    ({ workspaceId: ws, owner, admin, member, outsider } = await createWorkspaceWithRoles(t.api));
-    otherWs = (await t.api.post("workspaces/", { name: "Elsewhere" }, { token: outsider.token })).body.id;
+    ({ t, ws, owner, admin, member, outsider, otherWs } = await startWorkspaceFixture(dialect));
   });
   afterAll(() => t.close());
 
