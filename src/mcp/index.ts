@@ -3,7 +3,8 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AppContext } from "../context.ts";
 import { guardLoopback } from "../http/loopback.ts";
-import { abortOnDisconnect, resolveCaller } from "./caller.ts";
+import { challengeRefusedCallers, refuseClientRegistration } from "./auth-challenge.ts";
+import { abortOnDisconnect, checkSessionPost, resolveCaller } from "./caller.ts";
 import { answerDirectPost } from "./direct-post.ts";
 import { McpDispatcher, type ServerInfo } from "./dispatcher.ts";
 import { MESSAGES_PATH, SseSessions } from "./sse.ts";
@@ -17,7 +18,7 @@ export interface McpOptions {
   keepaliveMs?: number;
 }
 
-type MessagesQuery = { session_id?: string; sessionId?: string };
+type MessagesQuery = { session_id?: string; sessionId?: string; workspace_id?: string };
 
 export async function mcpRoutes(scope: FastifyInstance, ctx: AppContext, options: McpOptions): Promise<void> {
   const serverInfo: ServerInfo = { name: SERVER_NAME, version: options.version };
@@ -33,10 +34,11 @@ export async function mcpRoutes(scope: FastifyInstance, ctx: AppContext, options
   scope.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => done(null, body));
 
   guardLoopback(scope);
+  challengeRefusedCallers(scope);
+  refuseClientRegistration(scope, ctx);
 
-  scope.get("/sse", async (request, reply) => {
-    const caller = await resolveCaller(ctx, request.headers);
-    sessions.open(reply, caller);
+  scope.get("/sse", async (request: FastifyRequest<{ Querystring: MessagesQuery }>, reply) => {
+    sessions.open(reply, await resolveCaller(ctx, request));
     return reply;
   });
 
@@ -44,11 +46,15 @@ export async function mcpRoutes(scope: FastifyInstance, ctx: AppContext, options
     const sessionId = request.query.session_id ?? request.query.sessionId;
     const body = (request.body as string | undefined) ?? "";
     if (sessionId === undefined) {
-      const caller = abortOnDisconnect(await resolveCaller(ctx, request.headers), reply.raw);
+      const caller = abortOnDisconnect((await resolveCaller(ctx, request)).scope, reply.raw);
       return answerDirectPost(dispatcher, body, caller, reply);
     }
     const lookup = sessions.check(sessionId);
-    if (!lookup.found) return reply.code(lookup.status).send({ detail: lookup.detail });
+    if (!lookup.found) {
+      await resolveCaller(ctx, request); // a bad credential is 401 before anything is said about the session
+      return reply.code(lookup.status).send({ detail: lookup.detail });
+    }
+    await checkSessionPost(ctx, request, lookup.opener, () => sessions.end(sessionId));
     reply.code(202).send();
     await sessions.deliver(sessionId, body);
     return reply;

@@ -106,6 +106,8 @@ export class RawSseStream {
   readonly events: SseEvent[] = [];
   comments = 0;
   status = 0;
+  /** The server ended the stream. */
+  ended = false;
   headers: http.IncomingHttpHeaders = {};
   private buffer = "";
   private waiters: (() => void)[] = [];
@@ -121,6 +123,9 @@ export class RawSseStream {
         stream.headers = response.headers;
         response.setEncoding("utf8");
         response.on("data", (chunk: string) => stream.receive(chunk));
+        response.on("end", () => {
+          stream.ended = true;
+        });
         resolve(stream);
       });
       stream.request.on("error", reject);
