@@ -26,7 +26,7 @@ import { platformRoutes } from "./platform/index.ts";
 import { platformToolSource } from "./platform/tools.ts";
 import { ToolRegistry } from "./tools/registry.ts";
 
-const VERSION = "0.1.0";
+export const VERSION = "0.1.0";
 const BODY_LIMIT_BYTES = 1024 * 1024;
 
 export interface ServerOptions {
