@@ -114,10 +114,10 @@ export class RawSseStream {
   private request!: http.ClientRequest;
   private response?: http.IncomingMessage;
 
-  static open(baseUrl: string, headers: Record<string, string> = {}): Promise<RawSseStream> {
+  static open(baseUrl: string, headers: Record<string, string> = {}, path = "/sse"): Promise<RawSseStream> {
     const stream = new RawSseStream();
     return new Promise((resolve, reject) => {
-      stream.request = http.get(new URL("/sse", baseUrl), { headers }, (response) => {
+      stream.request = http.get(new URL(path, baseUrl), { headers }, (response) => {
         stream.response = response;
         stream.status = response.statusCode ?? 0;
         stream.headers = response.headers;
