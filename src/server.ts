@@ -83,7 +83,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   await app.register(cors, {
     origin: (origin, allow) =>
       allow(null, origin === undefined || !listensOnLoopbackOnly(app.server) || originIsLoopback(origin)),
-    exposedHeaders: ["Mcp-Session-Id"],
+    exposedHeaders: ["Mcp-Session-Id", "WWW-Authenticate"],
   });
   await app.register(swagger, {
     openapi: {

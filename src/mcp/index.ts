@@ -1,5 +1,5 @@
-// The tool-protocol (MCP) plugin: one dispatcher, three transports (legacy SSE, direct POST, Streamable HTTP).
-// Paths sit at the root: /sse, /messages/, /mcp.
+// The tool-protocol (MCP) plugin: one dispatcher, three HTTP transports (legacy SSE, direct POST, Streamable HTTP).
+// Paths sit at the root: /sse, /messages/, /mcp. The fourth transport, stdio, is its own command (stdio-command.ts).
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AppContext } from "../context.ts";
 import { guardLoopback } from "../http/loopback.ts";

@@ -43,6 +43,15 @@ describe("the 401 challenge", () => {
     }
   });
 
+  it("a browser client (the Inspector's page) may read the challenge", async () => {
+    const response = await postJson(server.url, "/mcp", ping, {
+      "x-api-key": "ap_wrong",
+      origin: "http://localhost:6274",
+    });
+    expect(response.status).toBe(401);
+    expect(String(response.headers["access-control-expose-headers"])).toMatch(/WWW-Authenticate/i);
+  });
+
   it("a bad token or a malformed header names its own reason", async () => {
     const token = await postJson(server.url, "/mcp", ping, { authorization: "Bearer not.a.jwt" });
     expect(token.headers["www-authenticate"]).toBe(
