@@ -90,7 +90,7 @@ const configs = fenced("json").map((block) => {
     mcpServers?: Record<string, ServerEntry>;
     servers?: Record<string, ServerEntry>;
   };
-  return { block, entry: (parsed.mcpServers ?? parsed.servers ?? {})["agent-platform"] };
+  return { block, entry: (parsed.mcpServers ?? parsed.servers)?.["agent-platform"] };
 });
 
 describe("the README's client configurations", () => {
