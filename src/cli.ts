@@ -1,8 +1,9 @@
-// agent-platform serve | call | migrate
+// agent-platform serve | call | mcp | migrate
 import { parseArgs } from "node:util";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { openDatabase } from "./db/index.ts";
 import { migrateToLatest } from "./db/migrate.ts";
+import { runMcpCommand } from "./mcp/stdio-command.ts";
 import { buildServer } from "./server.ts";
 import { loadCustomTools, ToolsFileError } from "./tools/custom.ts";
 import { staticSource, ToolRegistry } from "./tools/registry.ts";
@@ -11,6 +12,7 @@ import { runCallCommand } from "./voice/index.ts";
 const USAGE = `Usage:
   agent-platform serve [--host 127.0.0.1] [--port 8000] [--tools PATH]   platform API, tool protocol, agent UI
   agent-platform call [--public] [--port 8090] [--tools PATH]             voice-call server
+  agent-platform mcp [--tools PATH] [--workspace ID]                      tool protocol over stdio
   agent-platform migrate                                                  bring the database schema up to date`;
 
 function fail(message: string): never {
@@ -93,6 +95,9 @@ try {
       break;
     case "call":
       process.exitCode = await runCallCommand(rest);
+      break;
+    case "mcp":
+      process.exitCode = await runMcpCommand(rest);
       break;
     case "migrate":
       await migrate();

@@ -71,6 +71,11 @@ const envSchema = z.object({
     z.coerce.number().int({ message: "must be a whole number" }).min(1).max(100).default(10),
   ),
   AGUI_KEEPALIVE_MS: positiveWholeNumber("milliseconds", 15_000),
+  // Tool protocol over stdio (`agent-platform mcp`)
+  AGENT_PLATFORM_API_KEY: z.preprocess(
+    emptyAsUndefined,
+    z.string().startsWith("ap_", { message: "must be a workspace API key (ap_…)" }).optional(),
+  ),
   // Voice-call server
   VENDOR_API_KEY: optionalString,
   VENDOR_REALTIME_URL: z.preprocess(
@@ -112,6 +117,10 @@ export interface Config {
     maxSteps: number;
     /** Interval of keep-alive comments on an agent-UI stream while nothing else is sent (e.g. a long tool call). */
     keepAliveMs: number;
+  };
+  mcp: {
+    /** The workspace API key `agent-platform mcp` acts with: its workspace's tools, as the key's creator. */
+    apiKey: string | undefined;
   };
   voice: {
     vendorApiKey: string | undefined;
@@ -164,6 +173,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxSteps: vars.AGENT_MAX_STEPS,
       keepAliveMs: vars.AGUI_KEEPALIVE_MS,
     },
+    mcp: { apiKey: vars.AGENT_PLATFORM_API_KEY },
     voice: {
       vendorApiKey: vars.VENDOR_API_KEY,
       realtimeUrl: vars.VENDOR_REALTIME_URL,

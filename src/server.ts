@@ -9,26 +9,20 @@ import {
   serializerCompiler,
   validatorCompiler,
 } from "fastify-type-provider-zod";
-import { AgentStatusTracker } from "./agents/agent-status.ts";
-import { AgentRuntime } from "./agents/runtime.ts";
-import { agentToolSource } from "./agents/tools.ts";
 import { aguiRoutes } from "./agui/routes.ts";
-import { Authenticator } from "./auth/authenticator.ts";
 import { DEFAULT_BCRYPT_ROUNDS } from "./auth/passwords.ts";
 import { DEFAULT_LOGIN_RATE_LIMIT, LoginRateLimiter, type LoginRateLimitOptions } from "./auth/rate-limit.ts";
-import { TokenService } from "./auth/tokens.ts";
 import type { Config } from "./config.ts";
+import { buildCore } from "./core.ts";
 import type { DatabaseHandle } from "./db/index.ts";
 import { registerErrorHandler } from "./http/errors.ts";
 import { jsonBodies } from "./http/json-body.ts";
 import { listensOnLoopbackOnly, originIsLoopback } from "./http/loopback.ts";
 import { mcpRoutes } from "./mcp/index.ts";
 import { platformRoutes } from "./platform/index.ts";
-import { platformToolSource } from "./platform/tools.ts";
-import { ToolInvoker } from "./tools/invoker.ts";
-import { ToolRegistry } from "./tools/registry.ts";
+import type { ToolRegistry } from "./tools/registry.ts";
 
-const VERSION = "0.1.0";
+export const VERSION = "0.1.0";
 const BODY_LIMIT_BYTES = 1024 * 1024;
 
 export interface ServerOptions {
@@ -68,20 +62,14 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
 
   // The shared parts, built once and handed to each plugin as only what it uses.
   const { db, dialect } = database;
-  const tokens = new TokenService(config.jwtSecret, config.jwtTtlSeconds);
-  const authenticator = new Authenticator(db, tokens);
-  const registry = options.registry ?? new ToolRegistry();
-  const tools = new ToolInvoker(registry);
-  const runtime = new AgentRuntime({ db, tools, settings: config.agent, status: new AgentStatusTracker(db) });
-  registry.addSource(platformToolSource(db));
-  registry.addSource(agentToolSource(db, runtime));
+  const { tokens, authenticator, tools, runtime } = buildCore(config, db, options.registry);
 
   // Bound to loopback, only pages served from a loopback name may call from a browser; bound elsewhere, any page
   // may (with the caller's own credentials).
   await app.register(cors, {
     origin: (origin, allow) =>
       allow(null, origin === undefined || !listensOnLoopbackOnly(app.server) || originIsLoopback(origin)),
-    exposedHeaders: ["Mcp-Session-Id"],
+    exposedHeaders: ["Mcp-Session-Id", "WWW-Authenticate"],
   });
   await app.register(swagger, {
     openapi: {
@@ -106,7 +94,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     passwordRounds: options.passwordRounds ?? DEFAULT_BCRYPT_ROUNDS,
     isDev: config.isDev,
   });
-  await app.register(mcpRoutes, { tools, authenticator, isDev: config.isDev, version: VERSION, ...options.mcp });
+  await app.register(mcpRoutes, { tools, authenticator, db, isDev: config.isDev, version: VERSION, ...options.mcp });
   await app.register(aguiRoutes, {
     db,
     authenticator,

@@ -1,30 +1,126 @@
-// Who is calling the tool protocol.
+// Who is calling the tool protocol, and whether a message posted to a session comes from whoever opened it.
+import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
-import type { Authenticator } from "../auth/authenticator.ts";
-import { unauthorized } from "../http/errors.ts";
+import type { Authenticator, Principal } from "../auth/authenticator.ts";
+import { loadMembership } from "../auth/membership.ts";
+import type { Db } from "../db/index.ts";
+import { HttpError, unauthorized } from "../http/errors.ts";
 import type { ToolContext } from "../tools/registry.ts";
 
-const MISSING_CREDENTIAL = "Missing credential: send X-API-Key or Authorization: Bearer <API key>";
+export const MISSING_CREDENTIAL = "Missing credential: send X-API-Key or Authorization: Bearer <API key>";
+const NOT_THE_SESSION_OWNER = "This session was opened with another credential";
+const KEY_OF_ANOTHER_WORKSPACE = "This API key belongs to another workspace";
 
-const ANONYMOUS: ToolContext = Object.freeze({});
+const ANONYMOUS_OWNER = "anonymous";
+
+/** What telling callers apart needs. */
+export interface CallerChecks {
+  authenticator: Authenticator;
+  db: Db;
+  /** In PLATFORM_ENV=dev a caller without a credential is anonymous (custom tools only); elsewhere a 401. */
+  isDev: boolean;
+}
+
+/** The request parts that say who calls: credentials and the workspace a login token chooses. */
+export interface CallerRequest {
+  headers: IncomingHttpHeaders;
+  query: { workspace_id?: string };
+}
+
+export interface Caller {
+  /** What the registry shows and runs for this caller. */
+  scope: ToolContext;
+  /** The principal, as a session compares it: anonymous, one API key, or one user in one (or no) workspace. */
+  owner: string;
+  /** A hash of the credential sent, to tell whether a later post carries the very same one. */
+  credentialHash?: string;
+}
 
 /**
- * The caller's tool context: a workspace API key adds that workspace (and acts as its creator); a JWT names the user
- * only; no credential is anonymous (custom tools only), allowed in PLATFORM_ENV=dev only. A bad credential is a 401.
+ * The caller: a workspace API key adds that workspace (and acts as its creator); a login token names the user and,
+ * with `X-Workspace-Id` or `?workspace_id=`, a workspace the user belongs to (403 otherwise); no credential is
+ * anonymous (custom tools only), allowed in PLATFORM_ENV=dev only. A bad credential is a 401.
  */
-export async function resolveCaller(
-  authenticator: Authenticator,
-  isDev: boolean,
-  headers: IncomingHttpHeaders,
-): Promise<ToolContext> {
-  const principal = await authenticator.authenticate(headers);
-  if (principal) {
-    return principal.apiKey
-      ? { userId: principal.user.id, workspaceId: principal.apiKey.workspaceId }
-      : { userId: principal.user.id };
+export async function resolveCaller(checks: CallerChecks, request: CallerRequest): Promise<Caller> {
+  const principal = await checks.authenticator.authenticate(request.headers);
+  return callerOf(checks, principal, request, workspaceChoice(request));
+}
+
+/**
+ * Checks one message posted to an open session: its own credential must hold and name the principal that opened
+ * the session (a missing or bad one is 401 whoever opened it; another principal is 403). `endSession` is called
+ * when the opening credential itself no longer holds (revoked key, removed member, expired token).
+ */
+export async function checkSessionPost(
+  checks: CallerChecks,
+  request: CallerRequest,
+  opener: Caller,
+  endSession: () => void,
+): Promise<void> {
+  const sameCredential = sameHash(opener.credentialHash, credentialHash(request));
+  let caller: Caller;
+  try {
+    const principal = await checks.authenticator.authenticate(request.headers);
+    if (!principal && opener.owner !== ANONYMOUS_OWNER) throw unauthorized(MISSING_CREDENTIAL);
+    caller = await callerOf(checks, principal, request, workspaceChoice(request) ?? opener.scope.workspaceId);
+  } catch (error) {
+    if (sameCredential && error instanceof HttpError) endSession();
+    throw error;
   }
-  if (!isDev) throw unauthorized(MISSING_CREDENTIAL);
-  return ANONYMOUS;
+  if (caller.owner !== opener.owner) throw new HttpError(403, NOT_THE_SESSION_OWNER);
+}
+
+async function callerOf(
+  checks: CallerChecks,
+  principal: Principal | undefined,
+  request: CallerRequest,
+  workspaceId: string | undefined,
+): Promise<Caller> {
+  if (!principal) {
+    if (!checks.isDev || workspaceId !== undefined) throw unauthorized(MISSING_CREDENTIAL);
+    return { scope: {}, owner: ANONYMOUS_OWNER };
+  }
+  const caller = await principalCaller(checks, principal, workspaceId);
+  const hash = credentialHash(request);
+  return hash === undefined ? caller : { ...caller, credentialHash: hash };
+}
+
+async function principalCaller(
+  checks: CallerChecks,
+  principal: Principal,
+  workspaceId: string | undefined,
+): Promise<Caller> {
+  const userId = principal.user.id;
+  if (principal.apiKey) {
+    if (workspaceId !== undefined && workspaceId !== principal.apiKey.workspaceId) {
+      throw new HttpError(403, KEY_OF_ANOTHER_WORKSPACE);
+    }
+    return { scope: { userId, workspaceId: principal.apiKey.workspaceId }, owner: `key:${principal.apiKey.id}` };
+  }
+  if (workspaceId === undefined) return { scope: { userId }, owner: `user:${userId}` };
+  await loadMembership(checks.db, principal, workspaceId);
+  return { scope: { userId, workspaceId }, owner: `user:${userId}@${workspaceId}` };
+}
+
+function workspaceChoice(request: CallerRequest): string | undefined {
+  const header = request.headers["x-workspace-id"];
+  const chosen = typeof header === "string" && header !== "" ? header : request.query.workspace_id;
+  return chosen === "" ? undefined : chosen;
+}
+
+/** SHA-256 of the credential the request carries (API key or bearer token), hex. */
+function credentialHash(request: CallerRequest): string | undefined {
+  const apiKey = request.headers["x-api-key"];
+  const credential =
+    typeof apiKey === "string" && apiKey !== "" ? apiKey.trim() : request.headers.authorization?.trim();
+  if (!credential) return undefined;
+  return createHash("sha256").update(credential).digest("hex");
+}
+
+/** Constant-time comparison of two credential hashes. */
+function sameHash(a: string | undefined, b: string | undefined): boolean {
+  if (a === undefined || b === undefined || a.length !== b.length) return false;
+  return timingSafeEqual(Buffer.from(a), Buffer.from(b));
 }
 
 /**

@@ -1,10 +1,12 @@
-// The tool-protocol (MCP) plugin: one dispatcher, three transports (legacy SSE, direct POST, Streamable HTTP).
-// Paths sit at the root: /sse, /messages/, /mcp.
+// The tool-protocol (MCP) plugin: one dispatcher, three HTTP transports (legacy SSE, direct POST, Streamable HTTP).
+// Paths sit at the root: /sse, /messages/, /mcp. The fourth transport, stdio, is its own command (stdio-command.ts).
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Authenticator } from "../auth/authenticator.ts";
+import type { Db } from "../db/index.ts";
 import { guardLoopback } from "../http/loopback.ts";
 import type { ToolInvoker } from "../tools/invoker.ts";
-import { abortOnDisconnect, resolveCaller } from "./caller.ts";
+import { challengeRefusedCallers, refuseClientRegistration } from "./auth-challenge.ts";
+import { abortOnDisconnect, type CallerChecks, checkSessionPost, resolveCaller } from "./caller.ts";
 import { answerDirectPost } from "./direct-post.ts";
 import { McpDispatcher, type ServerInfo } from "./dispatcher.ts";
 import { MESSAGES_PATH, SseSessions } from "./sse.ts";
@@ -15,6 +17,7 @@ const SERVER_NAME = "agent-platform";
 export interface McpOptions {
   tools: ToolInvoker;
   authenticator: Authenticator;
+  db: Db;
   /** In PLATFORM_ENV=dev callers without a credential get the custom tools; elsewhere a credential is required. */
   isDev: boolean;
   version: string;
@@ -22,11 +25,11 @@ export interface McpOptions {
   keepaliveMs?: number;
 }
 
-type MessagesQuery = { session_id?: string; sessionId?: string };
+type MessagesQuery = { session_id?: string; sessionId?: string; workspace_id?: string };
 
 export async function mcpRoutes(scope: FastifyInstance, options: McpOptions): Promise<void> {
   const serverInfo: ServerInfo = { name: SERVER_NAME, version: options.version };
-  const callerOf = (request: FastifyRequest) => resolveCaller(options.authenticator, options.isDev, request.headers);
+  const checks: CallerChecks = { authenticator: options.authenticator, db: options.db, isDev: options.isDev };
   const dispatcher = new McpDispatcher(options.tools, serverInfo, (error) =>
     scope.log.error({ err: error }, "tool-protocol request failed"),
   );
@@ -39,10 +42,11 @@ export async function mcpRoutes(scope: FastifyInstance, options: McpOptions): Pr
   scope.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => done(null, body));
 
   guardLoopback(scope);
+  challengeRefusedCallers(scope);
+  refuseClientRegistration(scope, options.authenticator);
 
-  scope.get("/sse", async (request, reply) => {
-    const caller = await callerOf(request);
-    sessions.open(reply, caller);
+  scope.get("/sse", async (request: FastifyRequest<{ Querystring: MessagesQuery }>, reply) => {
+    sessions.open(reply, await resolveCaller(checks, request));
     return reply;
   });
 
@@ -50,15 +54,19 @@ export async function mcpRoutes(scope: FastifyInstance, options: McpOptions): Pr
     const sessionId = request.query.session_id ?? request.query.sessionId;
     const body = (request.body as string | undefined) ?? "";
     if (sessionId === undefined) {
-      const caller = abortOnDisconnect(await callerOf(request), reply.raw);
+      const caller = abortOnDisconnect((await resolveCaller(checks, request)).scope, reply.raw);
       return answerDirectPost(dispatcher, body, caller, reply);
     }
     const lookup = sessions.check(sessionId);
-    if (!lookup.found) return reply.code(lookup.status).send({ detail: lookup.detail });
+    if (!lookup.found) {
+      await resolveCaller(checks, request); // a bad credential is 401 before anything is said about the session
+      return reply.code(lookup.status).send({ detail: lookup.detail });
+    }
+    await checkSessionPost(checks, request, lookup.opener, () => sessions.end(sessionId));
     reply.code(202).send();
     await sessions.deliver(sessionId, body);
     return reply;
   });
 
-  streamableHttpRoutes(scope, callerOf, dispatcher);
+  streamableHttpRoutes(scope, checks, dispatcher);
 }

@@ -1,11 +1,13 @@
 // Legacy SSE transport: GET /sse opens a stream whose first event names the POST endpoint of its session; each message
 // POSTed there is answered 202 and its reply travels on that stream. The response head and the frames are written by
 // hand on the socket (the body ends when the connection does), so a session holds only its socket, its caller and an
-// abort controller, and is gone when the stream closes.
+// abort controller, and is gone when the stream closes. Every POST is checked against the caller that opened the
+// session (caller.ts) before it reaches the session here.
 import { randomBytes } from "node:crypto";
 import type { Socket } from "node:net";
 import type { FastifyReply } from "fastify";
 import type { ToolContext } from "../tools/registry.ts";
+import type { Caller } from "./caller.ts";
 import type { McpDispatcher } from "./dispatcher.ts";
 
 const KEEPALIVE_INTERVAL_MS = 15_000;
@@ -17,12 +19,15 @@ const MAX_UNREAD_BYTES = 8 * 1024 * 1024;
 
 interface SseSession {
   socket: Socket;
+  /** Who opened the session: every post must come from the same principal. */
+  opener: Caller;
+  /** The opener's tool scope, with the session's abort signal. */
   caller: ToolContext;
   /** Aborted when the stream closes, so a running tool can stop. */
   abort: AbortController;
 }
 
-type SessionLookup = { found: true } | { found: false; status: 400 | 404; detail: string };
+type SessionLookup = { found: true; opener: Caller } | { found: false; status: 400 | 404; detail: string };
 
 export class SseSessions {
   private readonly sessions = new Map<string, SseSession>();
@@ -37,7 +42,7 @@ export class SseSessions {
   }
 
   /** Takes over the reply's socket, sends the endpoint event and keeps the stream until the client closes it. */
-  open(reply: FastifyReply, caller: ToolContext): void {
+  open(reply: FastifyReply, opener: Caller): void {
     // A flat string: a replaceAll result would keep its rope of pieces alive as the Map key.
     const sessionId = randomBytes(16).toString("hex");
     let head = "HTTP/1.1 200 OK\r\n";
@@ -53,7 +58,7 @@ export class SseSessions {
     socket.setNoDelay(true);
     socket.write(`${head}event: endpoint\ndata: ${MESSAGES_PATH}?session_id=${sessionId}\n\n`);
     const abort = new AbortController();
-    this.sessions.set(sessionId, { socket, caller: { ...caller, signal: abort.signal }, abort });
+    this.sessions.set(sessionId, { socket, opener, caller: { ...opener.scope, signal: abort.signal }, abort });
     socket.once("close", () => {
       this.sessions.delete(sessionId);
       abort.abort();
@@ -63,8 +68,18 @@ export class SseSessions {
   /** 400 for a missing or malformed session id, 404 for a well-formed one that is not open here. */
   check(sessionId: string): SessionLookup {
     if (!SESSION_ID.test(sessionId)) return { found: false, status: 400, detail: "Missing or malformed session_id" };
-    if (!this.sessions.has(sessionId)) return { found: false, status: 404, detail: "Session not found" };
-    return { found: true };
+    const session = this.sessions.get(sessionId);
+    if (!session) return { found: false, status: 404, detail: "Session not found" };
+    return { found: true, opener: session.opener };
+  }
+
+  /** Ends one session now (its credential no longer holds): the stream closes and later posts find nothing. */
+  end(sessionId: string): void {
+    const session = this.sessions.get(sessionId);
+    if (!session) return;
+    this.sessions.delete(sessionId);
+    session.abort.abort();
+    session.socket.end();
   }
 
   /** Dispatches one message of a checked session and writes its reply, if any, on the session's stream. */

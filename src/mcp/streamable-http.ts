@@ -3,8 +3,7 @@
 // that expect one; it is accepted back and never looked up.
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { ToolContext } from "../tools/registry.ts";
-import { abortOnDisconnect } from "./caller.ts";
+import { abortOnDisconnect, type CallerChecks, resolveCaller } from "./caller.ts";
 import type { McpDispatcher } from "./dispatcher.ts";
 
 const STREAMABLE_HTTP_PATH = "/mcp";
@@ -15,13 +14,11 @@ function wantsEventStream(accept: string | undefined): boolean {
   return accept.includes("text/event-stream") && !accept.includes("application/json") && !accept.includes("*/*");
 }
 
-export function streamableHttpRoutes(
-  scope: FastifyInstance,
-  callerOf: (request: FastifyRequest) => Promise<ToolContext>,
-  dispatcher: McpDispatcher,
-): void {
-  scope.post(STREAMABLE_HTTP_PATH, async (request, reply) => {
-    const caller = abortOnDisconnect(await callerOf(request), reply.raw);
+type WorkspaceQuery = { workspace_id?: string };
+
+export function streamableHttpRoutes(scope: FastifyInstance, checks: CallerChecks, dispatcher: McpDispatcher): void {
+  scope.post(STREAMABLE_HTTP_PATH, async (request: FastifyRequest<{ Querystring: WorkspaceQuery }>, reply) => {
+    const caller = abortOnDisconnect((await resolveCaller(checks, request)).scope, reply.raw);
     const outcome = await dispatcher.dispatchText((request.body as string | undefined) ?? "", caller);
     if (outcome.response === undefined) return reply.code(202).send();
     if (outcome.method === "initialize") reply.header("mcp-session-id", randomUUID().replaceAll("-", ""));
@@ -30,12 +27,17 @@ export function streamableHttpRoutes(
     return reply.header("content-type", "application/json; charset=utf-8").send(outcome.response);
   });
 
-  scope.get(STREAMABLE_HTTP_PATH, async (_request, reply) =>
-    reply.code(405).header("allow", "POST, DELETE").send({ detail: "This server opens no stream on GET /mcp" }),
-  );
+  // Credentials first: a client told "405" for a wrong key reports the wrong problem.
+  scope.get(STREAMABLE_HTTP_PATH, async (request: FastifyRequest<{ Querystring: WorkspaceQuery }>, reply) => {
+    await resolveCaller(checks, request);
+    return reply.code(405).header("allow", "POST, DELETE").send({ detail: "This server opens no stream on GET /mcp" });
+  });
 
   // Stateless: there is no session to end, and saying so lets clients that always send DELETE close cleanly.
-  scope.delete(STREAMABLE_HTTP_PATH, async (_request, reply) => reply.code(200).send());
+  scope.delete(STREAMABLE_HTTP_PATH, async (request: FastifyRequest<{ Querystring: WorkspaceQuery }>, reply) => {
+    await resolveCaller(checks, request);
+    return reply.code(200).send();
+  });
 }
 
 function sendAsEvent(reply: FastifyReply, response: string): FastifyReply {

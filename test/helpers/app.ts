@@ -8,6 +8,8 @@ import { createTestDatabase } from "./databases.ts";
 
 export interface TestApp {
   url: string;
+  /** The database the server uses, for other processes (e.g. `agent-platform mcp`) to open too. */
+  databaseUrl: string;
   app: FastifyInstance;
   db: Db;
   dialect: SqlDialect;
@@ -29,6 +31,7 @@ export async function startTestApp(dialect: SqlDialect, options: StartOptions = 
   const url = await app.listen({ host: "127.0.0.1", port: 0 });
   return {
     url,
+    databaseUrl: testDb.url,
     app,
     db: database.db,
     dialect,

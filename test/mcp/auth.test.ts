@@ -66,16 +66,17 @@ describe.each(testDialects)("tool-protocol auth (%s)", (dialect) => {
     expect(response.json().result.structuredContent).toEqual({ workspaceId, userId: ownerId });
   });
 
-  it("the SDK client sends the key on an SSE session: the session keeps the key's scope", async () => {
+  it("an SSE session opened with a key runs the posts that carry the same key in the key's scope", async () => {
     const stream = await RawSseStream.open(server.url, { "x-api-key": apiKey });
     try {
       const endpoint = await stream.endpoint();
-      await postJson(server.url, endpoint, {
-        jsonrpc: "2.0",
-        id: 4,
-        method: "tools/call",
-        params: { name: "workspace_only", arguments: {} },
-      });
+      const posted = await postJson(
+        server.url,
+        endpoint,
+        { jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "workspace_only", arguments: {} } },
+        { "x-api-key": apiKey },
+      );
+      expect(posted.status).toBe(202);
       expect((await stream.reply(4)).result.structuredContent).toEqual({ workspaceId });
     } finally {
       stream.close();

@@ -106,21 +106,26 @@ export class RawSseStream {
   readonly events: SseEvent[] = [];
   comments = 0;
   status = 0;
+  /** The server ended the stream. */
+  ended = false;
   headers: http.IncomingHttpHeaders = {};
   private buffer = "";
   private waiters: (() => void)[] = [];
   private request!: http.ClientRequest;
   private response?: http.IncomingMessage;
 
-  static open(baseUrl: string, headers: Record<string, string> = {}): Promise<RawSseStream> {
+  static open(baseUrl: string, headers: Record<string, string> = {}, path = "/sse"): Promise<RawSseStream> {
     const stream = new RawSseStream();
     return new Promise((resolve, reject) => {
-      stream.request = http.get(new URL("/sse", baseUrl), { headers }, (response) => {
+      stream.request = http.get(new URL(path, baseUrl), { headers }, (response) => {
         stream.response = response;
         stream.status = response.statusCode ?? 0;
         stream.headers = response.headers;
         response.setEncoding("utf8");
         response.on("data", (chunk: string) => stream.receive(chunk));
+        response.on("end", () => {
+          stream.ended = true;
+        });
         resolve(stream);
       });
       stream.request.on("error", reject);
