@@ -71,6 +71,10 @@ const envSchema = z.object({
     z.coerce.number().int({ message: "must be a whole number" }).min(1).max(100).default(10),
   ),
   AGUI_KEEPALIVE_MS: positiveWholeNumber("milliseconds", 15_000),
+  // Workspace events and webhooks
+  EVENTS_KEEPALIVE_MS: positiveWholeNumber("milliseconds", 15_000),
+  WEBHOOK_TIMEOUT_MS: positiveWholeNumber("milliseconds", 10_000),
+  WEBHOOK_ALLOW_PRIVATE: bool,
   // Voice-call server
   VENDOR_API_KEY: optionalString,
   VENDOR_REALTIME_URL: z.preprocess(
@@ -112,6 +116,14 @@ export interface Config {
     maxSteps: number;
     /** Interval of keep-alive comments on an agent-UI stream while nothing else is sent (e.g. a long tool call). */
     keepAliveMs: number;
+  };
+  events: {
+    /** Interval of keep-alive comments on a quiet event stream. */
+    keepAliveMs: number;
+    /** One webhook attempt's limit. */
+    webhookTimeoutMs: number;
+    /** Webhooks may target private, loopback and link-local addresses, over plain http too (tests, intranets). */
+    webhookAllowPrivate: boolean;
   };
   voice: {
     vendorApiKey: string | undefined;
@@ -163,6 +175,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       modelTimeoutMs: vars.AGENT_MODEL_TIMEOUT_MS,
       maxSteps: vars.AGENT_MAX_STEPS,
       keepAliveMs: vars.AGUI_KEEPALIVE_MS,
+    },
+    events: {
+      keepAliveMs: vars.EVENTS_KEEPALIVE_MS,
+      webhookTimeoutMs: vars.WEBHOOK_TIMEOUT_MS,
+      webhookAllowPrivate: vars.WEBHOOK_ALLOW_PRIVATE ?? false,
     },
     voice: {
       vendorApiKey: vars.VENDOR_API_KEY,

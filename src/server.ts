@@ -14,6 +14,7 @@ import { aguiRoutes } from "./agui/routes.ts";
 import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
 import type { DatabaseHandle } from "./db/index.ts";
+import { type EventsTuning, eventsPlugin } from "./events/index.ts";
 import { registerErrorHandler } from "./http/errors.ts";
 import { jsonBodies } from "./http/json-body.ts";
 import { listensOnLoopbackOnly, originIsLoopback } from "./http/loopback.ts";
@@ -40,6 +41,8 @@ export interface ServerOptions {
   loginRateLimit?: LoginRateLimitOptions;
   /** Tool-protocol tuning; tests shorten the SSE keep-alive. */
   mcp?: { keepaliveMs?: number };
+  /** Event stream and webhook tuning; tests shorten keep-alives and retry delays, and point webhook names. */
+  events?: EventsTuning;
 }
 
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
@@ -99,6 +102,18 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   app.get("/health", { schema: { hide: true } }, async () => ({ status: "ok" }));
 
   await app.register((api) => platformRoutes(api, ctx), { prefix: "/api/v1" });
+  await app.register(eventsPlugin, {
+    prefix: "/api/v1",
+    db: database.db,
+    dialect: database.dialect,
+    databaseUrl: config.databaseUrl,
+    authenticator: ctx.authenticator,
+    jwtSecret: config.jwtSecret,
+    keepAliveMs: config.events.keepAliveMs,
+    webhookTimeoutMs: config.events.webhookTimeoutMs,
+    webhookAllowPrivate: config.events.webhookAllowPrivate,
+    tuning: options.events,
+  });
   await app.register((scope) => mcpRoutes(scope, ctx, { version: VERSION, ...options.mcp }));
   await app.register((scope) => aguiRoutes(scope, ctx));
   return app;

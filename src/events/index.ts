@@ -1,0 +1,120 @@
+// The events plugin: outbox ⇄ stream ⇄ deliveries. One signal per process (PostgreSQL LISTEN, or in-process on
+// SQLite) feeds the stream hub and the webhook fan-out; the deliverer sends what the fan-out queued.
+// Other features append their events with `appendEvent` (./outbox.ts) inside their own transactions.
+import type { FastifyInstance } from "fastify";
+import type { Db, Dialect } from "../db/index.ts";
+import { requireAuthentication, requireWorkspaceRole } from "../platform/access.ts";
+import type { Authenticator } from "../platform/auth/principal.ts";
+import { eventRoutes, eventStreamRoute } from "./routes.ts";
+import { openEventSignal } from "./signal.ts";
+import { EventStreamHub } from "./stream.ts";
+import { TICKET_TTL_MS, TicketService } from "./tickets.ts";
+import {
+  DEFAULT_DISABLE_AFTER_MS,
+  DEFAULT_RETRY_DELAYS_MS,
+  type DeliverySettings,
+  WebhookDeliverer,
+} from "./webhooks/deliverer.ts";
+import { WebhookFanOut } from "./webhooks/fan-out.ts";
+import { webhookRoutes } from "./webhooks/routes.ts";
+import { systemResolver } from "./webhooks/target.ts";
+
+export { appendEvent, type NewEvent, type WorkspaceEvent } from "./outbox.ts";
+
+/** Tuning that tests and benchmarks change; every field has a production default. */
+export interface EventsTuning {
+  /** Keep-alive comment interval on quiet streams. */
+  keepAliveMs?: number;
+  /** Unread bytes after which a subscriber is dropped (default 1 MiB). */
+  maxUnreadBytes?: number;
+  /** Backstop re-read of the outbox by streams and webhooks without a hint (default 5 s). */
+  sweepMs?: number;
+  ticketTtlMs?: number;
+  webhooks?: Partial<DeliverySettings>;
+}
+
+export interface EventsOptions {
+  db: Db;
+  dialect: Dialect;
+  databaseUrl: string;
+  authenticator: Authenticator;
+  jwtSecret: string;
+  keepAliveMs: number;
+  webhookTimeoutMs: number;
+  webhookAllowPrivate: boolean;
+  tuning?: EventsTuning;
+}
+
+const DEFAULT_MAX_UNREAD_BYTES = 1024 * 1024;
+const DEFAULT_SWEEP_MS = 5_000;
+const DEFAULT_DELIVERY_SWEEP_MS = 1_000;
+const DEFAULT_CONCURRENCY = 16;
+
+/** Registered under `/api/v1`. */
+export async function eventsPlugin(app: FastifyInstance, options: EventsOptions): Promise<void> {
+  const { db, dialect, tuning = {} } = options;
+  const logError = (error: unknown) =>
+    app.log.error({ message: error instanceof Error ? error.message : String(error) }, "events: read failed");
+
+  const signal = openEventSignal(dialect, options.databaseUrl, app.log);
+  const hub = new EventStreamHub(
+    db,
+    signal,
+    {
+      keepAliveMs: tuning.keepAliveMs ?? options.keepAliveMs,
+      maxUnreadBytes: tuning.maxUnreadBytes ?? DEFAULT_MAX_UNREAD_BYTES,
+      sweepMs: tuning.sweepMs ?? DEFAULT_SWEEP_MS,
+    },
+    logError,
+  );
+  const timeoutMs = tuning.webhooks?.timeoutMs ?? options.webhookTimeoutMs;
+  const delivery: DeliverySettings = {
+    allowPrivate: options.webhookAllowPrivate,
+    resolve: systemResolver,
+    timeoutMs,
+    retryDelaysMs: DEFAULT_RETRY_DELAYS_MS,
+    disableAfterMs: DEFAULT_DISABLE_AFTER_MS,
+    leaseMs: 2 * timeoutMs + 1_000,
+    concurrency: DEFAULT_CONCURRENCY,
+    sweepMs: DEFAULT_DELIVERY_SWEEP_MS,
+    ...tuning.webhooks,
+  };
+  const deliverer = new WebhookDeliverer(db, dialect, delivery, app.log);
+  const fanOut = new WebhookFanOut(db, dialect, () => deliverer.kick(), logError);
+  signal.onHint((workspaceId, seq) => void fanOut.hint(workspaceId, seq).catch(logError));
+  const sweepFanOut = () => void fanOut.sweep().catch(logError);
+  signal.onResync(sweepFanOut);
+  const fanOutSweep = setInterval(sweepFanOut, tuning.sweepMs ?? DEFAULT_SWEEP_MS).unref();
+
+  app.addHook("onReady", async () => {
+    await deliverer.releaseStaleLeases();
+    sweepFanOut();
+    deliverer.kick();
+  });
+  app.addHook("preClose", async () => hub.close());
+  app.addHook("onClose", async () => {
+    clearInterval(fanOutSweep);
+    await deliverer.close();
+    await signal.close();
+  });
+
+  const routeOptions = {
+    db,
+    hub,
+    tickets: new TicketService(options.jwtSecret, tuning.ticketTtlMs ?? TICKET_TTL_MS),
+    authenticator: options.authenticator,
+  };
+  const policy = { allowPrivate: delivery.allowPrivate, resolve: delivery.resolve };
+  await app.register(async (authenticated) => {
+    requireAuthentication(authenticated, options.authenticator);
+    await authenticated.register(
+      async (workspace) => {
+        requireWorkspaceRole(workspace, db);
+        await workspace.register(eventRoutes, routeOptions);
+        await workspace.register(webhookRoutes, { db, policy, deliverNow: () => deliverer.kick() });
+      },
+      { prefix: "/workspaces/:ws_id" },
+    );
+  });
+  await app.register(eventStreamRoute, { ...routeOptions, prefix: "/workspaces/:ws_id" });
+}
