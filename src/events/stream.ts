@@ -7,13 +7,13 @@ import type { EventSignal } from "./signal.ts";
 import { matchesTypes } from "./types.ts";
 
 const READ_BATCH = 500;
+const REPLAY_CHUNK_CHARS = 64 * 1024;
 const KEEPALIVE_FRAME = ": keepalive\n\n";
 
 /** What a subscriber writes to: the client's socket (or anything with the same few members, in tests). */
 export interface FrameSink {
   write(chunk: string): boolean;
   readonly writableLength: number;
-  readonly writableNeedDrain: boolean;
   readonly destroyed: boolean;
   destroy(): void;
   once(event: "drain" | "close", listener: () => void): unknown;
@@ -165,7 +165,7 @@ class WorkspaceFeed {
   }
 
   keepAlive(): void {
-    for (const subscriber of this.subscribers) subscriber.writeRaw(KEEPALIVE_FRAME);
+    for (const subscriber of this.subscribers) subscriber.keepAlive();
   }
 
   closeAll(): void {
@@ -243,11 +243,8 @@ class Subscriber {
     for (;;) {
       if (this.closed) return;
       const events = await readEvents(db, feed.workspaceId, { afterSeq: this.position, limit: READ_BATCH });
-      if (events.length > 0) {
-        this.writeEvents(events, events.map(eventFrame));
-        if (this.closed) return;
-        if (this.sink.writableNeedDrain) await this.drained();
-      }
+      await this.replay(events);
+      if (this.closed) return;
       // Nothing in the outbox beyond what the feed has written (or will write next): from here on the feed serves it.
       if (events.length < READ_BATCH && feed.position <= this.position) {
         this.isLive = true;
@@ -267,26 +264,38 @@ class Subscriber {
       void this.catchUp(feed.db, feed).catch(() => this.drop());
       return;
     }
-    this.writeEvents(events.slice(first), frames.slice(first));
-  }
-
-  writeRaw(chunk: string): void {
-    if (this.closed || this.sink.destroyed) return;
+    let chunk = "";
+    for (let index = first; index < events.length; index++) {
+      if (matchesTypes(this.types, events[index]!.type)) chunk += frames[index];
+    }
+    this.position = events.at(-1)!.seq;
+    if (chunk === "" || this.sink.destroyed) return;
+    // Live frames are written whatever the client has read: one that lets them pile up is dropped.
     if (this.sink.writableLength > this.maxUnreadBytes) this.drop();
     else this.sink.write(chunk);
+  }
+
+  /** A comment line, while the client is not behind anyway. */
+  keepAlive(): void {
+    if (this.isLive && !this.sink.destroyed && this.sink.writableLength === 0) this.sink.write(KEEPALIVE_FRAME);
   }
 
   drop(): void {
     if (!this.sink.destroyed) this.sink.destroy();
   }
 
-  private writeEvents(events: WorkspaceEvent[], frames: string[]): void {
+  /** Replayed frames go out at the pace the client reads them. */
+  private async replay(events: WorkspaceEvent[]): Promise<void> {
     let chunk = "";
-    for (let index = 0; index < events.length; index++) {
-      if (matchesTypes(this.types, events[index]!.type)) chunk += frames[index];
+    for (const event of events) {
+      if (matchesTypes(this.types, event.type)) chunk += eventFrame(event);
+      this.position = event.seq;
+      if (chunk.length >= REPLAY_CHUNK_CHARS || event === events.at(-1)) {
+        if (chunk !== "" && !this.sink.destroyed && !this.sink.write(chunk)) await this.drained();
+        chunk = "";
+        if (this.closed) return;
+      }
     }
-    this.position = events.at(-1)!.seq;
-    if (chunk !== "") this.writeRaw(chunk);
   }
 
   /** Resolves once the sink has sent what it holds, or has closed. */
