@@ -51,7 +51,6 @@ for (const [network, prefix] of [
 for (const [network, prefix] of [
   ["::", 128], // unspecified
   ["::1", 128], // loopback
-  ["::ffff:0:0", 96], // IPv4-mapped: would reach an IPv4 address unchecked
   ["64:ff9b::", 96], // NAT64
   ["64:ff9b:1::", 48], // local-use NAT64
   ["100::", 64], // discard
@@ -66,6 +65,7 @@ for (const [network, prefix] of [
   reserved.addSubnet(network, prefix, "ipv6");
 }
 
+// IPv4-mapped IPv6 addresses (::ffff:a.b.c.d) need no rule of their own: BlockList checks them against the IPv4 rules.
 export const isReservedAddress = ({ address, family }: ResolvedAddress): boolean =>
   reserved.check(address, family === 6 ? "ipv6" : "ipv4");
 
