@@ -1,7 +1,8 @@
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEV_JWT_SECRET } from "../../src/config.ts";
 import { TicketService } from "../../src/events/tickets.ts";
-import { createWorkspaceWithRoles, registerUser, startTestApp, type TestApp } from "../helpers/app.ts";
+import { createWorkspaceWithRoles, registerUser, startAppOn, startTestApp, type TestApp } from "../helpers/app.ts";
 import { testDialects } from "../helpers/databases.ts";
 import { createIssue } from "../helpers/platform.ts";
 import { SseClient, waitFor } from "./helpers.ts";
@@ -237,5 +238,66 @@ describe.each(testDialects)("the event stream (%s)", (dialect) => {
     const resumed = await open(streamUrl(ws), { ...bearer(token), "last-event-id": lastSeen });
     await waitFor(() => resumed.seqs.at(-1) === 2 + updates, "the rest");
     expect([...slow.seqs, ...resumed.seqs]).toEqual(Array.from({ length: updates }, (_, index) => 3 + index));
+  });
+});
+
+// Any request may reach any process: a subscriber of one hears the changes made through another.
+describe.each(testDialects.filter((dialect) => dialect === "postgres"))("two server processes (%s)", (dialect) => {
+  let a: TestApp;
+  let b: TestApp;
+  const clients: SseClient[] = [];
+  const open = async (app: TestApp, ws: string, token: string, query = "") => {
+    const client = await SseClient.open(`${app.url}/api/v1/workspaces/${ws}/events/stream${query}`, {
+      authorization: `Bearer ${token}`,
+    });
+    clients.push(client);
+    return client;
+  };
+
+  beforeAll(async () => {
+    a = await startTestApp(dialect);
+    b = await startAppOn(a.databaseUrl, dialect);
+  });
+  afterAll(async () => {
+    for (const client of clients) client.close();
+    await b.close();
+    await a.close();
+  });
+
+  it("a change through one process reaches the subscribers of both, in seq order, once", async () => {
+    const { token } = await registerUser(a.api, "two");
+    const ws = (await a.api.post("workspaces/", { name: "Two" }, { token })).body.id;
+    const onA = await open(a, ws, token);
+    const onB = await open(b, ws, token);
+    const issue = await createIssue(a.api, ws, token);
+    await Promise.all(
+      Array.from({ length: 20 }, (_, index) =>
+        (index % 2 === 0 ? a : b).api.post(
+          `workspaces/${ws}/issues/${issue.id}/comments`,
+          { content: `${index}` },
+          { token },
+        ),
+      ),
+    );
+    for (const stream of [onA, onB]) {
+      await stream.waitForEvents(21);
+      expect(stream.seqs).toEqual(Array.from({ length: 21 }, (_, index) => index + 2));
+    }
+  });
+
+  it("a listener that loses its connection reconnects and catches up with what it missed", async () => {
+    const { token } = await registerUser(a.api, "reconnect");
+    const ws = (await a.api.post("workspaces/", { name: "Reconnect" }, { token })).body.id;
+    const onB = await open(b, ws, token);
+    await createIssue(a.api, ws, token);
+    await onB.waitForEvents(1);
+    const terminated = await b.db.executeQuery(
+      sql`select pg_terminate_backend(pid) from pg_stat_activity
+          where datname = current_database() and query = 'LISTEN workspace_events'`.compile(b.db),
+    );
+    expect(terminated.rows).toHaveLength(2); // the listeners of both processes
+    for (let index = 0; index < 3; index++) await createIssue(a.api, ws, token, { title: `While away ${index}` });
+    await onB.waitForEvents(4);
+    expect(onB.seqs).toEqual([2, 3, 4, 5]);
   });
 });

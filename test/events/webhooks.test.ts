@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { registerUser, startTestApp, type TestApp } from "../helpers/app.ts";
+import { registerUser, startAppOn, startTestApp, type TestApp } from "../helpers/app.ts";
 import { testDialects } from "../helpers/databases.ts";
 import { createIssue } from "../helpers/platform.ts";
 import { waitFor } from "./helpers.ts";
@@ -260,3 +260,47 @@ describe.each(testDialects)("a webhook failing for too long (%s)", (dialect) => 
     expect(receiver.to("/down").length).toBe(sent);
   });
 });
+
+// Several processes share one delivery queue: every event reaches the receiver, and none twice while all is well.
+describe.each(testDialects.filter((dialect) => dialect === "postgres"))(
+  "webhooks from two processes (%s)",
+  (dialect) => {
+    let a: TestApp;
+    let b: TestApp;
+    let receiver: WebhookReceiver;
+    beforeAll(async () => {
+      const options = { env: { WEBHOOK_ALLOW_PRIVATE: "true" }, events: { webhooks: FAST_RETRIES } };
+      a = await startTestApp(dialect, options);
+      b = await startAppOn(a.databaseUrl, dialect, options);
+      receiver = await WebhookReceiver.start();
+    });
+    afterAll(async () => {
+      await receiver.close();
+      await b.close();
+      await a.close();
+    });
+
+    it("each event is delivered exactly once, whichever process wrote it", async () => {
+      const { token } = await registerUser(a.api, "shared");
+      const ws = (await a.api.post("workspaces/", { name: "Shared" }, { token })).body.id;
+      const hook = (await b.api.post(`workspaces/${ws}/webhooks`, { url: `${receiver.url}/shared` }, { token })).body;
+      const issue = await createIssue(a.api, ws, token);
+      await Promise.all(
+        Array.from({ length: 40 }, (_, index) =>
+          (index % 2 === 0 ? a : b).api.post(
+            `workspaces/${ws}/issues/${issue.id}/comments`,
+            { content: `${index}` },
+            { token },
+          ),
+        ),
+      );
+      const events = (await a.api.get(`workspaces/${ws}/events?after_seq=1&limit=200`, { token })).body;
+      expect(events).toHaveLength(42);
+      await waitFor(() => receiver.to("/shared").length >= 42, "42 deliveries");
+      const ids = receiver.to("/shared").map((request) => request.headers["webhook-id"]);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(new Set(ids)).toEqual(new Set(events.map((event: any) => event.id)));
+      for (const request of receiver.to("/shared")) WebhookReceiver.verify(request, hook.secret);
+    });
+  },
+);
