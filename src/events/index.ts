@@ -81,7 +81,7 @@ export async function eventsPlugin(app: FastifyInstance, options: EventsOptions)
   };
   const deliverer = new WebhookDeliverer(db, dialect, delivery, app.log);
   const fanOut = new WebhookFanOut(db, dialect, () => deliverer.kick(), logError);
-  signal.onHint((workspaceId, seq) => void fanOut.hint(workspaceId, seq).catch(logError));
+  signal.onHint((workspaceId) => fanOut.hint(workspaceId));
   const sweepFanOut = () => void fanOut.sweep().catch(logError);
   signal.onResync(sweepFanOut);
   const fanOutSweep = setInterval(sweepFanOut, tuning.sweepMs ?? DEFAULT_SWEEP_MS).unref();

@@ -33,7 +33,7 @@ interface ClaimedAttempt {
   id: string;
   leaseToken: string;
   attempt: number;
-  hook: { id: string; workspace_id: string; url: string; secret: string };
+  hook: { id: string; workspace_id: string; url: string; secret: string; failing: boolean };
   eventJson: string;
   eventId: string;
 }
@@ -112,43 +112,41 @@ export class WebhookDeliverer {
   private async claim(limit: number): Promise<ClaimedAttempt[]> {
     const at = now();
     const leaseToken = randomUUID();
-    const ids = await this.db.transaction().execute(async (trx) => {
-      let due = trx
-        .selectFrom("webhook_deliveries")
-        .select("id")
-        .where("status", "=", "pending")
-        .where("next_attempt_at", "<=", at)
-        .where((eb) => eb.or([eb("lease_expires_at", "is", null), eb("lease_expires_at", "<=", at)]))
-        .where("webhook_id", "in", (eb) => eb.selectFrom("webhooks").select("id").where("enabled", "=", 1))
-        .orderBy("next_attempt_at")
-        .limit(limit);
-      if (this.dialect === "postgres") due = due.forUpdate().skipLocked();
-      const rows = await due.execute();
-      if (rows.length === 0) return [];
-      const ids = rows.map((row) => row.id);
-      await trx
-        .updateTable("webhook_deliveries")
-        .set({ lease_token: leaseToken, lease_expires_at: timestampAt(Date.now() + this.settings.leaseMs) })
-        .where("id", "in", ids)
-        .execute();
-      return ids;
-    });
+    const claimed = await this.db
+      .updateTable("webhook_deliveries")
+      .set({ lease_token: leaseToken, lease_expires_at: timestampAt(Date.now() + this.settings.leaseMs) })
+      .where("id", "in", (eb) => {
+        const due = eb
+          .selectFrom("webhook_deliveries")
+          .select("id")
+          .where("status", "=", "pending")
+          .where("next_attempt_at", "<=", at)
+          .where((inner) => inner.or([inner("lease_expires_at", "is", null), inner("lease_expires_at", "<=", at)]))
+          .where("webhook_id", "in", (inner) => inner.selectFrom("webhooks").select("id").where("enabled", "=", 1))
+          .orderBy("next_attempt_at")
+          .limit(limit);
+        // Other processes' claims are passed by, not waited for.
+        return this.dialect === "postgres" ? due.forUpdate().skipLocked() : due;
+      })
+      .returning("id")
+      .execute();
+    const ids = claimed.map((row) => row.id);
     if (ids.length === 0) return [];
     const rows = await this.db
       .selectFrom("webhook_deliveries as d")
       .innerJoin("webhooks as w", "w.id", "d.webhook_id")
       .innerJoin("events as e", "e.id", "d.event_id")
-      .select(["d.id as attempt_id", "d.attempt", "w.id as hook_id", "w.url", "w.secret"])
+      .select(["d.id as attempt_id", "d.attempt", "w.id as hook_id", "w.url", "w.secret", "w.failing_since"])
       .select(["e.id", "e.seq", "e.workspace_id", "e.type", "e.entity_type", "e.entity_id", "e.issue_id"])
       .select(["e.actor_type", "e.actor_id", "e.data", "e.created_at"])
       .where("d.id", "in", ids)
       .where("d.lease_token", "=", leaseToken)
       .execute();
-    return rows.map(({ attempt_id, attempt, hook_id, url, secret, ...event }) => ({
+    return rows.map(({ attempt_id, attempt, hook_id, url, secret, failing_since, ...event }) => ({
       id: attempt_id,
       leaseToken,
       attempt: Number(attempt),
-      hook: { id: hook_id, workspace_id: event.workspace_id, url, secret },
+      hook: { id: hook_id, workspace_id: event.workspace_id, url, secret, failing: failing_since !== null },
       eventId: event.id,
       eventJson: JSON.stringify(toEvent(event)),
     }));
@@ -207,9 +205,8 @@ export class WebhookDeliverer {
 
   private async record(attempt: ClaimedAttempt, outcome: AttemptOutcome): Promise<void> {
     const at = now();
-    const retryDelay = this.settings.retryDelaysMs[attempt.attempt - 1];
-    const disabled = await this.db.transaction().execute(async (trx) => {
-      const finished = await trx
+    const finish = (db: Db) =>
+      db
         .updateTable("webhook_deliveries")
         .set({
           status: outcome.ok ? "succeeded" : "failed",
@@ -221,17 +218,19 @@ export class WebhookDeliverer {
           lease_expires_at: null,
         })
         .where("id", "=", attempt.id)
+        // The lease ran out and another claim took the attempt over: that one records it.
         .where("lease_token", "=", attempt.leaseToken)
         .executeTakeFirst();
-      // The lease ran out and another claim took the attempt over: that one records it.
-      if (Number(finished.numUpdatedRows) === 0) return false;
+    // The common case, a success at a healthy hook, is one statement.
+    if (outcome.ok && !attempt.hook.failing) {
+      await finish(this.db);
+      return;
+    }
+    const retryDelay = this.settings.retryDelaysMs[attempt.attempt - 1];
+    const disabled = await this.db.transaction().execute(async (trx) => {
+      if (Number((await finish(trx)).numUpdatedRows) === 0) return false;
       if (outcome.ok) {
-        await trx
-          .updateTable("webhooks")
-          .set({ failing_since: null })
-          .where("id", "=", attempt.hook.id)
-          .where("failing_since", "is not", null)
-          .execute();
+        await trx.updateTable("webhooks").set({ failing_since: null }).where("id", "=", attempt.hook.id).execute();
         return false;
       }
       if (retryDelay !== undefined) {

@@ -14,7 +14,7 @@ const EVENTS_PER_TRANSACTION = 500;
 const ROWS_PER_INSERT = 200;
 
 export class WebhookFanOut {
-  /** Hooks being worked on in this process, and whether a hint came in meanwhile. */
+  /** Workspaces being worked on in this process, and whether a hint came in meanwhile. */
   private readonly running = new Map<string, { again: boolean }>();
 
   constructor(
@@ -25,50 +25,49 @@ export class WebhookFanOut {
     private readonly onError: (error: unknown) => void,
   ) {}
 
-  /** The workspace has reached `seq`: queue it for every hook behind. */
-  async hint(workspaceId: string, seq: number): Promise<void> {
-    const hooks = await this.db
-      .selectFrom("webhooks")
-      .select("id")
-      .where("workspace_id", "=", workspaceId)
-      .where("enabled", "=", 1)
-      .where("last_seq", "<", seq)
-      .execute();
-    for (const hook of hooks) this.run(hook.id);
-  }
-
-  /** Every enabled hook behind its workspace's last event (start-up, missed hints). */
-  async sweep(): Promise<void> {
-    const hooks = await this.db
-      .selectFrom("webhooks")
-      .innerJoin("event_counters", "event_counters.workspace_id", "webhooks.workspace_id")
-      .select("webhooks.id")
-      .where("webhooks.enabled", "=", 1)
-      .whereRef("webhooks.last_seq", "<", "event_counters.last_seq")
-      .execute();
-    for (const hook of hooks) this.run(hook.id);
-  }
-
-  private run(hookId: string): void {
-    const current = this.running.get(hookId);
+  /** The workspace has new events: queue them for its hooks. Hints during a run make one more run, not one each. */
+  hint(workspaceId: string): void {
+    const current = this.running.get(workspaceId);
     if (current) {
       current.again = true;
       return;
     }
     const state = { again: false };
-    this.running.set(hookId, state);
+    this.running.set(workspaceId, state);
     void (async () => {
       try {
         do {
           state.again = false;
-          while (await this.queueBatch(hookId)) {}
+          await this.queueWorkspace(workspaceId);
         } while (state.again);
       } catch (error) {
         this.onError(error);
       } finally {
-        this.running.delete(hookId);
+        this.running.delete(workspaceId);
       }
     })();
+  }
+
+  /** Every workspace with an enabled hook behind its last event (start-up, missed hints). */
+  async sweep(): Promise<void> {
+    const behind = await this.hooksBehind().select("webhooks.workspace_id").distinct().execute();
+    for (const { workspace_id } of behind) this.hint(workspace_id);
+  }
+
+  private hooksBehind() {
+    return this.db
+      .selectFrom("webhooks")
+      .innerJoin("event_counters", "event_counters.workspace_id", "webhooks.workspace_id")
+      .where("webhooks.enabled", "=", 1)
+      .whereRef("webhooks.last_seq", "<", "event_counters.last_seq");
+  }
+
+  private async queueWorkspace(workspaceId: string): Promise<void> {
+    const hooks = await this.hooksBehind()
+      .select("webhooks.id")
+      .where("webhooks.workspace_id", "=", workspaceId)
+      .execute();
+    for (const hook of hooks) while (await this.queueBatch(hook.id)) {}
   }
 
   /** Queues the next batch of the hook's events; true when there may be more. */
