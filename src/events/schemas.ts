@@ -1,13 +1,15 @@
 import { z } from "zod";
 import { pageQuery } from "../platform/pagination.ts";
-import { TYPES_DESCRIPTION, typesQuery } from "./types.ts";
+import { KNOWN_TYPES, typesQuery } from "./types.ts";
 
 export const eventSchema = z
   .object({
     id: z.string(),
     seq: z.number().int().describe("Position in the workspace's stream: 1, 2, 3… without gaps"),
     workspace_id: z.string(),
-    type: z.string().describe(TYPES_DESCRIPTION),
+    type: z
+      .string()
+      .describe(`\`<entity>.<verb>\`: an activity action, or a task, run or approval change. ${KNOWN_TYPES}`),
     entity_type: z.string(),
     entity_id: z.string().nullable(),
     issue_id: z.string().nullable(),

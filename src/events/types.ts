@@ -60,9 +60,11 @@ export const typePattern = text(100).refine((value) => TYPE.test(value) || PATTE
   message: "Must be an event type such as issue.created, or issue.* for every issue event",
 });
 
+export const KNOWN_TYPES = `Known types: ${EVENT_TYPES.map((type) => `\`${type}\``).join(", ")}.`;
+
 export const TYPES_DESCRIPTION =
   "Event types, e.g. `issue.created`, or `issue.*` for every type of an entity; empty or absent means all. " +
-  `Known types: ${EVENT_TYPES.map((type) => `\`${type}\``).join(", ")}.`;
+  KNOWN_TYPES;
 
 /** Several types comma-separated (`types=issue.*,comment.created`), or the parameter repeated. */
 export const typesQuery = z

@@ -70,10 +70,10 @@ export function sendAttempt(attempt: Attempt): Promise<AttemptOutcome> {
       },
     );
     request.on("error", (error: NodeJS.ErrnoException) => {
-      if (timeout.aborted)
-        settle({ ok: false, responseStatus: null, error: `Timed out after ${attempt.timeoutMs} ms` });
-      else if (attempt.signal?.aborted) settle({ ok: false, responseStatus: null, error: "Shutting down" });
-      else settle({ ok: false, responseStatus: null, error: describeNetworkError(error) });
+      let reason = describeNetworkError(error);
+      if (timeout.aborted) reason = `Timed out after ${attempt.timeoutMs} ms`;
+      else if (attempt.signal?.aborted) reason = "Shutting down";
+      settle({ ok: false, responseStatus: null, error: reason });
     });
     request.end(attempt.body);
   });
