@@ -73,7 +73,11 @@ describe("config", () => {
   });
 
   it("reads the event stream and webhook settings, safe by default", () => {
-    expect(loadConfig({}).events).toEqual({ keepAliveMs: 15_000, webhookTimeoutMs: 10_000, webhookAllowPrivate: false });
+    expect(loadConfig({}).events).toEqual({
+      keepAliveMs: 15_000,
+      webhookTimeoutMs: 10_000,
+      webhookAllowPrivate: false,
+    });
     expect(
       loadConfig({ EVENTS_KEEPALIVE_MS: "500", WEBHOOK_TIMEOUT_MS: "2500", WEBHOOK_ALLOW_PRIVATE: "true" }).events,
     ).toEqual({ keepAliveMs: 500, webhookTimeoutMs: 2_500, webhookAllowPrivate: true });
