@@ -89,6 +89,8 @@ export async function eventStreamRoute(app: FastifyInstance, options: EventRoute
   routes.get(
     "/events/stream",
     {
+      // A HEAD request would open a stream with nothing to send it.
+      exposeHeadRoute: false,
       schema: {
         tags,
         summary: "The workspace's events as server-sent events: missed ones from the outbox first, then live",
