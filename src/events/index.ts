@@ -19,8 +19,6 @@ import { WebhookFanOut } from "./webhooks/fan-out.ts";
 import { webhookRoutes } from "./webhooks/routes.ts";
 import { systemResolver } from "./webhooks/target.ts";
 
-export { appendEvent, type NewEvent, type WorkspaceEvent } from "./outbox.ts";
-
 /** Tuning that tests and benchmarks change; every field has a production default. */
 export interface EventsTuning {
   /** Keep-alive comment interval on quiet streams. */

@@ -52,17 +52,8 @@ export interface NewEvent {
  */
 export async function appendEvent(trx: Db, input: NewEvent): Promise<WorkspaceEvent> {
   if (!trx.isTransaction) return trx.transaction().execute((own) => appendEvent(own, input));
-  const counter = await trx
-    .insertInto("event_counters")
-    .values({ workspace_id: input.workspaceId, last_seq: 1 })
-    .onConflict((conflict) =>
-      conflict.column("workspace_id").doUpdateSet((eb) => ({ last_seq: eb("event_counters.last_seq", "+", 1) })),
-    )
-    .returning("last_seq")
-    .executeTakeFirstOrThrow();
-  const row: EventsTable = {
+  const row: Omit<EventsTable, "seq" | "created_at"> = {
     id: newId(),
-    seq: Number(counter.last_seq),
     workspace_id: input.workspaceId,
     type: input.type,
     entity_type: input.entityType,
@@ -71,16 +62,50 @@ export async function appendEvent(trx: Db, input: NewEvent): Promise<WorkspaceEv
     actor_type: input.actor?.type ?? "system",
     actor_id: input.actor?.id ?? null,
     data: toJson(input.data ?? {}),
-    created_at: now(),
   };
-  await trx.insertInto("events").values(row).execute();
-  if (isPostgres(trx)) {
-    // Delivered by PostgreSQL to every listening process at commit, and dropped on rollback.
-    await sql`select pg_notify(${EVENTS_CHANNEL}, ${`${row.workspace_id}:${row.seq}`})`.execute(trx);
-  } else {
-    signalLocally(row.workspace_id, row.seq);
-  }
-  return toEvent(row);
+  if (isPostgres(trx)) return toEvent({ ...row, ...(await appendOnPostgres(trx, row)) });
+  const counter = await trx
+    .insertInto("event_counters")
+    .values({ workspace_id: row.workspace_id, last_seq: 1 })
+    .onConflict((conflict) =>
+      conflict.column("workspace_id").doUpdateSet((eb) => ({ last_seq: eb("event_counters.last_seq", "+", 1) })),
+    )
+    .returning("last_seq")
+    .executeTakeFirstOrThrow();
+  const event: EventsTable = { ...row, seq: Number(counter.last_seq), created_at: now() };
+  await trx.insertInto("events").values(event).execute();
+  signalLocally(event.workspace_id, event.seq);
+  return toEvent(event);
+}
+
+/**
+ * The counter bump, the insert and the NOTIFY (delivered to every listening process at commit, dropped on rollback)
+ * in one statement, so the counter's lock is held for one round trip and the commit. `created_at` is taken once the
+ * lock is held, so it never runs backwards along `seq`.
+ */
+async function appendOnPostgres(
+  trx: Db,
+  row: Omit<EventsTable, "seq" | "created_at">,
+): Promise<Pick<EventsTable, "seq" | "created_at">> {
+  const { rows } = await sql<Pick<EventsTable, "seq" | "created_at">>`
+    with counter as (
+      insert into event_counters as c (workspace_id, last_seq) values (${row.workspace_id}::text, 1)
+      on conflict (workspace_id) do update set last_seq = c.last_seq + 1
+      returning last_seq
+    ), appended as (
+      insert into events (id, seq, workspace_id, type, entity_type, entity_id, issue_id, actor_type, actor_id, data,
+        created_at)
+      select ${row.id}::text, last_seq, ${row.workspace_id}::text, ${row.type}::text, ${row.entity_type}::text,
+        ${row.entity_id}::text, ${row.issue_id}::text, ${row.actor_type}::text, ${row.actor_id}::text, ${row.data}::text,
+        to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')
+      from counter
+      returning seq, created_at
+    )
+    select seq, created_at, pg_notify(${EVENTS_CHANNEL}::text, ${row.workspace_id}::text || ':' || seq) from appended
+  `.execute(trx);
+  const appended = rows[0];
+  if (!appended) throw new Error("The event was not appended");
+  return { seq: Number(appended.seq), created_at: appended.created_at };
 }
 
 const isPostgres = (db: Db) => db.getExecutor().adapter instanceof PostgresAdapter;

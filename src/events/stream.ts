@@ -12,7 +12,7 @@ const KEEPALIVE_FRAME = ": keepalive\n\n";
 
 /** What a subscriber writes to: the client's socket (or anything with the same few members, in tests). */
 export interface FrameSink {
-  write(chunk: string): boolean;
+  write(chunk: string | Buffer): boolean;
   readonly writableLength: number;
   readonly destroyed: boolean;
   destroy(): void;
@@ -187,8 +187,8 @@ class WorkspaceFeed {
   }
 
   private broadcast(events: WorkspaceEvent[]): void {
-    const frames = events.map(eventFrame);
-    for (const subscriber of this.subscribers) subscriber.live(events, frames, this);
+    const batch = new Batch(events);
+    for (const subscriber of this.subscribers) subscriber.live(batch, this);
     for (const event of events) this.endStreamsThatLostAccess(event);
   }
 
@@ -200,6 +200,30 @@ class WorkspaceFeed {
     for (const subscriber of [...this.subscribers]) {
       if (subscriber.userId === lostUser || (lostKey && subscriber.apiKeyId === lostKey)) subscriber.drop();
     }
+  }
+}
+
+/** Events read together, framed once for every subscriber that wants them all. */
+class Batch {
+  private readonly frames: string[];
+  private all: Buffer | undefined;
+
+  constructor(readonly events: WorkspaceEvent[]) {
+    this.frames = events.map(eventFrame);
+  }
+
+  /** Every frame, as one buffer shared by all the sockets it is written to (encoded once, not once per socket). */
+  everything(): Buffer {
+    this.all ??= Buffer.from(this.frames.join(""));
+    return this.all;
+  }
+
+  framesFrom(first: number, types: readonly string[]): string {
+    let chunk = "";
+    for (let index = first; index < this.events.length; index++) {
+      if (matchesTypes(types, this.events[index]!.type)) chunk += this.frames[index];
+    }
+    return chunk;
   }
 }
 
@@ -254,8 +278,9 @@ class Subscriber {
   }
 
   /** Events the feed read, consecutive from its previous position. */
-  live(events: WorkspaceEvent[], frames: string[], feed: WorkspaceFeed): void {
+  live(batch: Batch, feed: WorkspaceFeed): void {
     if (!this.isLive || this.closed) return;
+    const { events } = batch;
     const position = this.position ?? 0;
     const first = events.findIndex((event) => event.seq > position);
     if (first < 0) return;
@@ -264,12 +289,9 @@ class Subscriber {
       void this.catchUp(feed.db, feed).catch(() => this.drop());
       return;
     }
-    let chunk = "";
-    for (let index = first; index < events.length; index++) {
-      if (matchesTypes(this.types, events[index]!.type)) chunk += frames[index];
-    }
     this.position = events.at(-1)!.seq;
-    if (chunk === "" || this.sink.destroyed) return;
+    const chunk = first === 0 && this.types.length === 0 ? batch.everything() : batch.framesFrom(first, this.types);
+    if (chunk.length === 0 || this.sink.destroyed) return;
     // Live frames are written whatever the client has read: one that lets them pile up is dropped.
     if (this.sink.writableLength > this.maxUnreadBytes) this.drop();
     else this.sink.write(chunk);
