@@ -2,7 +2,7 @@
 // SQLite) feeds the stream hub and the webhook fan-out; the deliverer sends what the fan-out queued.
 // Other features append their events with `appendEvent` (./outbox.ts) inside their own transactions.
 import type { FastifyInstance } from "fastify";
-import type { Db, Dialect } from "../db/index.ts";
+import { type Db, type Dialect, openDatabase } from "../db/index.ts";
 import { requireAuthentication, requireWorkspaceRole } from "../platform/access.ts";
 import type { Authenticator } from "../platform/auth/principal.ts";
 import { eventRoutes, eventStreamRoute } from "./routes.ts";
@@ -51,12 +51,21 @@ const DEFAULT_CONCURRENCY = 16;
 /** Registered under `/api/v1`. */
 export async function eventsPlugin(app: FastifyInstance, options: EventsOptions): Promise<void> {
   const { db, dialect, tuning = {} } = options;
-  const logError = (error: unknown) =>
-    app.log.error({ message: error instanceof Error ? error.message : String(error) }, "events: read failed");
+  // On PostgreSQL the stream, fan-out and deliveries read and write through a small pool of their own: behind the
+  // requests' pool, a burst of writes would hold every new event back until it drained. (SQLite has one connection,
+  // and its in-process hints rely on it: a read waits for the writing transaction.)
+  const own = dialect === "postgres" ? openDatabase(options.databaseUrl, { maxConnections: 4 }) : undefined;
+  const workDb = own?.db ?? db;
+  let closing = false;
+  // Reads cut short by shutdown are no news.
+  const logError = (error: unknown) => {
+    if (!closing)
+      app.log.error({ message: error instanceof Error ? error.message : String(error) }, "events: read failed");
+  };
 
   const signal = openEventSignal(dialect, options.databaseUrl, app.log);
   const hub = new EventStreamHub(
-    db,
+    workDb,
     signal,
     {
       keepAliveMs: tuning.keepAliveMs ?? options.keepAliveMs,
@@ -77,8 +86,8 @@ export async function eventsPlugin(app: FastifyInstance, options: EventsOptions)
     sweepMs: DEFAULT_DELIVERY_SWEEP_MS,
     ...tuning.webhooks,
   };
-  const deliverer = new WebhookDeliverer(db, dialect, delivery, app.log);
-  const fanOut = new WebhookFanOut(db, dialect, () => deliverer.kick(), logError);
+  const deliverer = new WebhookDeliverer(workDb, dialect, delivery, app.log);
+  const fanOut = new WebhookFanOut(workDb, dialect, () => deliverer.kick(), logError);
   signal.onHint((workspaceId) => fanOut.hint(workspaceId));
   const sweepFanOut = () => void fanOut.sweep().catch(logError);
   signal.onResync(sweepFanOut);
@@ -89,11 +98,15 @@ export async function eventsPlugin(app: FastifyInstance, options: EventsOptions)
     sweepFanOut();
     deliverer.kick();
   });
-  app.addHook("preClose", async () => hub.close());
+  app.addHook("preClose", async () => {
+    closing = true;
+    hub.close();
+  });
   app.addHook("onClose", async () => {
     clearInterval(fanOutSweep);
     await deliverer.close();
     await signal.close();
+    await own?.close();
   });
 
   const routeOptions = {
