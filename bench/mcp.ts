@@ -3,11 +3,9 @@
 // the wire), both in child processes, measured in alternating rounds: Streamable HTTP /mcp at 32 connections; legacy
 // SSE with 32 sessions calling back to back. Then 1,000 SSE sessions held open on a fresh server: every one answers,
 // RSS per session, RSS after they close (and the same on the bare echo, for reference).
-import type { ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createTestDatabase } from "../test/helpers/databases.ts";
+import { settledMemory } from "./support/memory.ts";
 import { fmt, type LoadResult, load, startChild } from "./support/processes.ts";
 import { BenchSession, closeIdlePostConnections, type SseLoadResult, sseLoad } from "./support/sse-client.ts";
 
@@ -49,37 +47,6 @@ const mcpLoad = (base: string, duration: number): Promise<LoadResult> =>
     connections: CONNECTIONS,
     duration,
   });
-
-const rssKiB = (pid: number): number => {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return Number(match?.[1] ?? 0);
-};
-
-interface Memory {
-  rss: number;
-  heapTotal: number;
-  heapUsed: number;
-  external: number;
-}
-
-/** The child's memory after two full collections (it collects and prints process.memoryUsage() on SIGUSR2). */
-async function settledMemory(child: ChildProcess): Promise<Memory> {
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-  let last: Memory | undefined;
-  lines.on("line", (text) => {
-    last = JSON.parse(text) as Memory;
-  });
-  for (let round = 0; round < 2; round += 1) {
-    last = undefined;
-    child.kill("SIGUSR2");
-    const deadline = Date.now() + 5_000;
-    while (!last && Date.now() < deadline) await sleep(50);
-    await sleep(200);
-  }
-  lines.close();
-  if (!last) throw new Error("the server did not report its memory");
-  return { ...last, rss: rssKiB(child.pid ?? 0) * 1024 };
-}
 
 const mib = (bytes: number) => fmt(bytes / 1024 / 1024);
 

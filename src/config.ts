@@ -76,6 +76,10 @@ const envSchema = z.object({
     emptyAsUndefined,
     z.string().startsWith("ap_", { message: "must be a workspace API key (ap_…)" }).optional(),
   ),
+  // Workspace events and webhooks
+  EVENTS_KEEPALIVE_MS: positiveWholeNumber("milliseconds", 15_000),
+  WEBHOOK_TIMEOUT_MS: positiveWholeNumber("milliseconds", 10_000),
+  WEBHOOK_ALLOW_PRIVATE: bool,
   // Voice-call server
   VENDOR_API_KEY: optionalString,
   VENDOR_REALTIME_URL: z.preprocess(
@@ -121,6 +125,14 @@ export interface Config {
   mcp: {
     /** The workspace API key `agent-platform mcp` acts with: its workspace's tools, as the key's creator. */
     apiKey: string | undefined;
+  };
+  events: {
+    /** Interval of keep-alive comments on a quiet event stream. */
+    keepAliveMs: number;
+    /** One webhook attempt's limit. */
+    webhookTimeoutMs: number;
+    /** Webhooks may target private, loopback and link-local addresses, over plain http too (tests, intranets). */
+    webhookAllowPrivate: boolean;
   };
   voice: {
     vendorApiKey: string | undefined;
@@ -174,6 +186,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       keepAliveMs: vars.AGUI_KEEPALIVE_MS,
     },
     mcp: { apiKey: vars.AGENT_PLATFORM_API_KEY },
+    events: {
+      keepAliveMs: vars.EVENTS_KEEPALIVE_MS,
+      webhookTimeoutMs: vars.WEBHOOK_TIMEOUT_MS,
+      webhookAllowPrivate: vars.WEBHOOK_ALLOW_PRIVATE ?? false,
+    },
     voice: {
       vendorApiKey: vars.VENDOR_API_KEY,
       realtimeUrl: vars.VENDOR_REALTIME_URL,

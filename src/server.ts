@@ -15,6 +15,7 @@ import { DEFAULT_LOGIN_RATE_LIMIT, LoginRateLimiter, type LoginRateLimitOptions 
 import type { Config } from "./config.ts";
 import { buildCore } from "./core.ts";
 import type { DatabaseHandle } from "./db/index.ts";
+import { type EventsTuning, eventsPlugin } from "./events/index.ts";
 import { registerErrorHandler } from "./http/errors.ts";
 import { jsonBodies } from "./http/json-body.ts";
 import { listensOnLoopbackOnly, originIsLoopback } from "./http/loopback.ts";
@@ -36,6 +37,8 @@ export interface ServerOptions {
   loginRateLimit?: LoginRateLimitOptions;
   /** Tool-protocol tuning; tests shorten the SSE keep-alive. */
   mcp?: { keepaliveMs?: number };
+  /** Event stream and webhook tuning; tests shorten keep-alives and retry delays, and point webhook names. */
+  events?: EventsTuning;
 }
 
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
@@ -93,6 +96,18 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     loginLimiter: new LoginRateLimiter(options.loginRateLimit ?? DEFAULT_LOGIN_RATE_LIMIT),
     passwordRounds: options.passwordRounds ?? DEFAULT_BCRYPT_ROUNDS,
     isDev: config.isDev,
+  });
+  await app.register(eventsPlugin, {
+    prefix: "/api/v1",
+    db,
+    dialect,
+    databaseUrl: config.databaseUrl,
+    authenticator,
+    jwtSecret: config.jwtSecret,
+    keepAliveMs: config.events.keepAliveMs,
+    webhookTimeoutMs: config.events.webhookTimeoutMs,
+    webhookAllowPrivate: config.events.webhookAllowPrivate,
+    tuning: options.events,
   });
   await app.register(mcpRoutes, { tools, authenticator, db, isDev: config.isDev, version: VERSION, ...options.mcp });
   await app.register(aguiRoutes, {

@@ -71,4 +71,24 @@ describe("config", () => {
     expect(config.voice).toMatchObject({ public: true, vendorApiKey: "vk", realtimeDialect: "beta" });
     expect(config.agent.openaiBaseUrl).toBe("http://127.0.0.1:1234/v1");
   });
+
+  it("reads the event stream and webhook settings, safe by default", () => {
+    expect(loadConfig({}).events).toEqual({
+      keepAliveMs: 15_000,
+      webhookTimeoutMs: 10_000,
+      webhookAllowPrivate: false,
+    });
+    expect(
+      loadConfig({ EVENTS_KEEPALIVE_MS: "500", WEBHOOK_TIMEOUT_MS: "2500", WEBHOOK_ALLOW_PRIVATE: "true" }).events,
+    ).toEqual({ keepAliveMs: 500, webhookTimeoutMs: 2_500, webhookAllowPrivate: true });
+    expect(configError({ WEBHOOK_ALLOW_PRIVATE: "sometimes" })).toBe(
+      "Invalid configuration: WEBHOOK_ALLOW_PRIVATE must be true or false",
+    );
+    expect(configError({ WEBHOOK_TIMEOUT_MS: "10s" })).toBe(
+      "Invalid configuration: WEBHOOK_TIMEOUT_MS must be a whole number of milliseconds",
+    );
+    expect(configError({ EVENTS_KEEPALIVE_MS: "0" })).toBe(
+      "Invalid configuration: EVENTS_KEEPALIVE_MS must be a positive number of milliseconds",
+    );
+  });
 });

@@ -18,8 +18,9 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-export function openDatabase(url: string): DatabaseHandle {
-  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url);
+/** `maxConnections`: the PostgreSQL pool's size (default 10); SQLite always has one connection. */
+export function openDatabase(url: string, options: { maxConnections?: number } = {}): DatabaseHandle {
+  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options.maxConnections ?? 10);
   return openSqlite(url.replace(/^(sqlite|file):(\/\/)?/, ""));
 }
 
@@ -58,8 +59,8 @@ function withStatementCache(sqlite: KyselySqlite): KyselySqlite {
   };
 }
 
-function openPostgres(url: string): DatabaseHandle {
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
+function openPostgres(url: string, maxConnections: number): DatabaseHandle {
+  const pool = new pg.Pool({ connectionString: url, max: maxConnections });
   // An idle client that loses its server must not crash the process; the next query reports the error.
   pool.on("error", () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });

@@ -189,6 +189,62 @@ export interface CallTranscriptsTable {
   created_at: string;
 }
 
+/** The last event seq handed out in a workspace. */
+export interface EventCountersTable {
+  workspace_id: string;
+  last_seq: number;
+}
+
+/** The outbox: one row per change, numbered without gaps per workspace. */
+export interface EventsTable {
+  id: string;
+  seq: number;
+  workspace_id: string;
+  type: string;
+  entity_type: string;
+  entity_id: string | null;
+  issue_id: string | null;
+  actor_type: string;
+  actor_id: string | null;
+  data: string; // JSON object
+  created_at: string;
+}
+
+export interface WebhooksTable {
+  id: string;
+  workspace_id: string;
+  url: string;
+  types: string; // JSON array of event types; empty = all
+  enabled: number; // 0 or 1
+  /** `whsec_…`, needed in clear to sign; never returned after create or rotate. */
+  secret: string;
+  /** Outbox position up to which attempts have been queued for this hook. */
+  last_seq: number;
+  /** Time of the first failed attempt since the last success; null while healthy. */
+  failing_since: string | null;
+  disabled_reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One attempt to deliver one event to one hook; `pending` rows are the queue. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  webhook_id: string;
+  workspace_id: string;
+  event_id: string;
+  attempt: number;
+  status: "pending" | "succeeded" | "failed";
+  next_attempt_at: string;
+  lease_token: string | null;
+  lease_expires_at: string | null;
+  response_status: number | null;
+  error: string | null;
+  duration_ms: number | null;
+  created_at: string;
+  finished_at: string | null;
+}
+
 export interface Database {
   users: UsersTable;
   workspaces: WorkspacesTable;
@@ -206,4 +262,8 @@ export interface Database {
   thread_messages: ThreadMessagesTable;
   calls: CallsTable;
   call_transcripts: CallTranscriptsTable;
+  event_counters: EventCountersTable;
+  events: EventsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

@@ -20,6 +20,9 @@ export function now(): string {
   return `${iso}.${String(micros % 1_000_000).padStart(6, "0")}`;
 }
 
+/** `epochMs` in the same shape as `now()` (microseconds zero), e.g. for a time in the future. */
+export const timestampAt = (epochMs: number): string => `${new Date(epochMs).toISOString().slice(0, 23)}000`;
+
 export const toJson = (value: unknown): string => JSON.stringify(value ?? null);
 
 export function fromJson<T>(text: string | null, fallback: T): T {

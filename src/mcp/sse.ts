@@ -1,11 +1,12 @@
 // Legacy SSE transport: GET /sse opens a stream whose first event names the POST endpoint of its session; each message
-// POSTed there is answered 202 and its reply travels on that stream. The response head and the frames are written by
-// hand on the socket (the body ends when the connection does), so a session holds only its socket, its caller and an
-// abort controller, and is gone when the stream closes. Every POST is checked against the caller that opened the
-// session (caller.ts) before it reaches the session here.
+// POSTed there is answered 202 and its reply travels on that stream. The stream is written straight on the socket
+// (http/event-stream.ts), so a session holds only its socket, its caller and an abort controller, and is gone when
+// the stream closes. Every POST is checked against the caller that opened the session (caller.ts) before it reaches
+// the session here.
 import { randomBytes } from "node:crypto";
 import type { Socket } from "node:net";
 import type { FastifyReply } from "fastify";
+import { openEventStream } from "../http/event-stream.ts";
 import type { ToolContext } from "../tools/registry.ts";
 import type { Caller } from "./caller.ts";
 import type { McpDispatcher } from "./dispatcher.ts";
@@ -45,18 +46,8 @@ export class SseSessions {
   open(reply: FastifyReply, opener: Caller): void {
     // A flat string: a replaceAll result would keep its rope of pieces alive as the Map key.
     const sessionId = randomBytes(16).toString("hex");
-    let head = "HTTP/1.1 200 OK\r\n";
-    // Headers other hooks set (CORS) go out too.
-    for (const [name, value] of Object.entries(reply.getHeaders())) {
-      if (value !== undefined) head += `${name}: ${Array.isArray(value) ? value.join(", ") : value}\r\n`;
-    }
-    head +=
-      "content-type: text/event-stream\r\ncache-control: no-cache\r\nx-accel-buffering: no\r\nconnection: close\r\n\r\n";
-    reply.hijack();
-    const socket = reply.raw.socket;
-    if (!socket || socket.destroyed) return;
-    socket.setNoDelay(true);
-    socket.write(`${head}event: endpoint\ndata: ${MESSAGES_PATH}?session_id=${sessionId}\n\n`);
+    const socket = openEventStream(reply, `event: endpoint\ndata: ${MESSAGES_PATH}?session_id=${sessionId}\n\n`);
+    if (!socket) return;
     const abort = new AbortController();
     this.sessions.set(sessionId, { socket, opener, caller: { ...opener.scope, signal: abort.signal }, abort });
     socket.once("close", () => {

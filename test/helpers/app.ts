@@ -8,7 +8,7 @@ import { createTestDatabase } from "./databases.ts";
 
 export interface TestApp {
   url: string;
-  /** The database the server uses, for other processes (e.g. `agent-platform mcp`) to open too. */
+  /** The database it serves; another app may serve the same one (startAppOn). */
   databaseUrl: string;
   app: FastifyInstance;
   db: Db;
@@ -23,7 +23,23 @@ export interface StartOptions extends Partial<Omit<ServerOptions, "config" | "da
 
 export async function startTestApp(dialect: SqlDialect, options: StartOptions = {}): Promise<TestApp> {
   const testDb = await createTestDatabase(dialect);
-  const config = loadConfig({ LOG_LEVEL: "silent", ...options.env, DATABASE_URL: testDb.url });
+  const app = await startAppOn(testDb.url, dialect, options);
+  return {
+    ...app,
+    close: async () => {
+      await app.close();
+      await testDb.drop();
+    },
+  };
+}
+
+/** One more server process on a database another app already serves (its own pool, its own listener). */
+export async function startAppOn(
+  databaseUrl: string,
+  dialect: SqlDialect,
+  options: StartOptions = {},
+): Promise<TestApp> {
+  const config = loadConfig({ LOG_LEVEL: "silent", ...options.env, DATABASE_URL: databaseUrl });
   const database = openDatabase(config.databaseUrl);
   await migrateToLatest(database.db);
   const { env: _env, ...serverOptions } = options;
@@ -31,7 +47,7 @@ export async function startTestApp(dialect: SqlDialect, options: StartOptions = 
   const url = await app.listen({ host: "127.0.0.1", port: 0 });
   return {
     url,
-    databaseUrl: testDb.url,
+    databaseUrl,
     app,
     db: database.db,
     dialect,
@@ -39,7 +55,6 @@ export async function startTestApp(dialect: SqlDialect, options: StartOptions = 
     close: async () => {
       await app.close();
       await database.close();
-      await testDb.drop();
     },
   };
 }

@@ -1,6 +1,8 @@
-// Every mutation writes one activity row, inside the same transaction as the change it describes.
+// Every mutation writes one activity row, inside the same transaction as the change it describes, and the same entry
+// as an event in the workspace's outbox (stream, webhooks): no caller can write one without the other.
 import type { Db } from "../../db/index.ts";
 import { newId, now, toJson } from "../../db/values.ts";
+import { appendEvent } from "../../events/outbox.ts";
 import type { Actor } from "../access.ts";
 
 export interface ActivityEntry {
@@ -16,7 +18,9 @@ export interface ActivityEntry {
   details?: Record<string, unknown>;
 }
 
+/** Call it after the change's other writes (see appendEvent for why). */
 export async function recordActivity(db: Db, entry: ActivityEntry): Promise<void> {
+  if (!db.isTransaction) return db.transaction().execute((trx) => recordActivity(trx, entry));
   await db
     .insertInto("activity")
     .values({
@@ -32,6 +36,15 @@ export async function recordActivity(db: Db, entry: ActivityEntry): Promise<void
       created_at: now(),
     })
     .execute();
+  await appendEvent(db, {
+    workspaceId: entry.workspaceId,
+    type: entry.action,
+    entityType: entry.entityType,
+    entityId: entry.entityId,
+    issueId: entry.issueId ?? null,
+    actor: entry.actor,
+    data: entry.details ?? {},
+  });
 }
 
 /** `{field: {from, to}}` for the fields whose value changed; empty when nothing did. */

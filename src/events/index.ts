@@ -1,0 +1,131 @@
+// The events plugin: outbox ⇄ stream ⇄ deliveries. One signal per process (PostgreSQL LISTEN, or in-process on
+// SQLite) feeds the stream hub and the webhook fan-out; the deliverer sends what the fan-out queued.
+// Other features append their events with `appendEvent` (./outbox.ts) inside their own transactions.
+import type { FastifyInstance } from "fastify";
+import type { Authenticator } from "../auth/authenticator.ts";
+import { type Db, openDatabase, type SqlDialect } from "../db/index.ts";
+import { requireAuthentication, requireWorkspaceRole } from "../platform/access.ts";
+import { eventRoutes, eventStreamRoute } from "./routes.ts";
+import { openEventSignal } from "./signal.ts";
+import { EventStreamHub } from "./stream.ts";
+import { TICKET_TTL_MS, TicketService } from "./tickets.ts";
+import {
+  DEFAULT_DISABLE_AFTER_MS,
+  DEFAULT_RETRY_DELAYS_MS,
+  type DeliverySettings,
+  WebhookDeliverer,
+} from "./webhooks/deliverer.ts";
+import { WebhookFanOut } from "./webhooks/fan-out.ts";
+import { webhookRoutes } from "./webhooks/routes.ts";
+import { systemResolver } from "./webhooks/target.ts";
+
+/** Tuning that tests and benchmarks change; every field has a production default. */
+export interface EventsTuning {
+  /** Keep-alive comment interval on quiet streams. */
+  keepAliveMs?: number;
+  /** Unread bytes after which a subscriber is dropped (default 1 MiB). */
+  maxUnreadBytes?: number;
+  /** Backstop re-read of the outbox by streams and webhooks without a hint (default 5 s). */
+  sweepMs?: number;
+  ticketTtlMs?: number;
+  webhooks?: Partial<DeliverySettings>;
+}
+
+export interface EventsOptions {
+  db: Db;
+  dialect: SqlDialect;
+  databaseUrl: string;
+  authenticator: Authenticator;
+  jwtSecret: string;
+  keepAliveMs: number;
+  webhookTimeoutMs: number;
+  webhookAllowPrivate: boolean;
+  tuning?: EventsTuning;
+}
+
+const DEFAULT_MAX_UNREAD_BYTES = 1024 * 1024;
+const DEFAULT_SWEEP_MS = 5_000;
+const DEFAULT_DELIVERY_SWEEP_MS = 1_000;
+const DEFAULT_CONCURRENCY = 16;
+
+/** Registered under `/api/v1`. */
+export async function eventsPlugin(app: FastifyInstance, options: EventsOptions): Promise<void> {
+  const { db, dialect, tuning = {} } = options;
+  // On PostgreSQL the stream, fan-out and deliveries read and write through a small pool of their own: behind the
+  // requests' pool, a burst of writes would hold every new event back until it drained. (SQLite has one connection,
+  // and its in-process hints rely on it: a read waits for the writing transaction.)
+  const own = dialect === "postgres" ? openDatabase(options.databaseUrl, { maxConnections: 4 }) : undefined;
+  const workDb = own?.db ?? db;
+  let closing = false;
+  // Reads cut short by shutdown are no news.
+  const logError = (error: unknown) => {
+    if (!closing)
+      app.log.error({ message: error instanceof Error ? error.message : String(error) }, "events: read failed");
+  };
+
+  const signal = openEventSignal(dialect, options.databaseUrl, app.log);
+  const hub = new EventStreamHub(
+    workDb,
+    signal,
+    {
+      keepAliveMs: tuning.keepAliveMs ?? options.keepAliveMs,
+      maxUnreadBytes: tuning.maxUnreadBytes ?? DEFAULT_MAX_UNREAD_BYTES,
+      sweepMs: tuning.sweepMs ?? DEFAULT_SWEEP_MS,
+    },
+    logError,
+  );
+  const timeoutMs = tuning.webhooks?.timeoutMs ?? options.webhookTimeoutMs;
+  const delivery: DeliverySettings = {
+    allowPrivate: options.webhookAllowPrivate,
+    resolve: systemResolver,
+    timeoutMs,
+    retryDelaysMs: DEFAULT_RETRY_DELAYS_MS,
+    disableAfterMs: DEFAULT_DISABLE_AFTER_MS,
+    leaseMs: 2 * timeoutMs + 1_000,
+    concurrency: DEFAULT_CONCURRENCY,
+    sweepMs: DEFAULT_DELIVERY_SWEEP_MS,
+    ...tuning.webhooks,
+  };
+  const deliverer = new WebhookDeliverer(workDb, dialect, delivery, app.log);
+  const fanOut = new WebhookFanOut(workDb, dialect, () => deliverer.kick(), logError);
+  signal.onHint((workspaceId) => fanOut.hint(workspaceId));
+  const sweepFanOut = () => void fanOut.sweep().catch(logError);
+  signal.onResync(sweepFanOut);
+  const fanOutSweep = setInterval(sweepFanOut, tuning.sweepMs ?? DEFAULT_SWEEP_MS).unref();
+
+  app.addHook("onReady", async () => {
+    await deliverer.releaseStaleLeases();
+    sweepFanOut();
+    deliverer.kick();
+  });
+  app.addHook("preClose", async () => {
+    closing = true;
+    hub.close();
+  });
+  app.addHook("onClose", async () => {
+    clearInterval(fanOutSweep);
+    await deliverer.close();
+    await signal.close();
+    await own?.close();
+  });
+
+  const routeOptions = {
+    db,
+    hub,
+    tickets: new TicketService(options.jwtSecret, tuning.ticketTtlMs ?? TICKET_TTL_MS),
+    authenticator: options.authenticator,
+  };
+  const policy = { allowPrivate: delivery.allowPrivate, resolve: delivery.resolve };
+  await app.register(async (authenticated) => {
+    requireAuthentication(authenticated, options.authenticator);
+    await authenticated.register(
+      async (workspace) => {
+        requireWorkspaceRole(workspace, db);
+        await workspace.register(eventRoutes, routeOptions);
+        await workspace.register(webhookRoutes, { db, policy, deliverNow: () => deliverer.kick() });
+      },
+      { prefix: "/workspaces/:ws_id" },
+    );
+  });
+  await app.register(eventStreamRoute, { ...routeOptions, prefix: "/workspaces/:ws_id" });
+}

@@ -1,0 +1,18 @@
+// On SQLite (one server process per database file) a new event is announced inside the process. The announcement is
+// only a hint to go and read the outbox: Kysely runs SQLite on one connection, so a read the hint starts waits for the
+// writing transaction to finish, and then sees the event if (and only if) it committed.
+import { EventEmitter } from "node:events";
+
+const hints = new EventEmitter().setMaxListeners(0);
+
+export type HintListener = (workspaceId: string, seq: number) => void;
+
+export function signalLocally(workspaceId: string, seq: number): void {
+  queueMicrotask(() => hints.emit("event", workspaceId, seq));
+}
+
+/** Calls `listener` for every event appended in this process; returns the function that stops it. */
+export function onLocalSignal(listener: HintListener): () => void {
+  hints.on("event", listener);
+  return () => hints.off("event", listener);
+}

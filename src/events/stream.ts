@@ -1,0 +1,335 @@
+// The workspace event stream: one feed per workspace with subscribers in this process reads each new event from the
+// outbox once and writes its frame to every subscriber. A subscriber first replays what it missed from the outbox at
+// its own pace, then joins the feed: it never sees a gap or a duplicate seq, and one that stops reading is dropped.
+import type { Db } from "../db/index.ts";
+import { headSeq, readEvents, type WorkspaceEvent } from "./outbox.ts";
+import type { EventSignal } from "./signal.ts";
+import { matchesTypes } from "./types.ts";
+
+const READ_BATCH = 500;
+const REPLAY_CHUNK_CHARS = 64 * 1024;
+const KEEPALIVE_FRAME = ": keepalive\n\n";
+
+/** What a subscriber writes to: the client's socket (or anything with the same few members, in tests). */
+export interface FrameSink {
+  write(chunk: string | Buffer): boolean;
+  readonly writableLength: number;
+  readonly destroyed: boolean;
+  destroy(): void;
+  once(event: "drain" | "close", listener: () => void): unknown;
+  off(event: "drain" | "close", listener: () => void): unknown;
+}
+
+export interface StreamSettings {
+  /** Interval of keep-alive comments (default 15 s). */
+  keepAliveMs: number;
+  /** Bytes a subscriber may leave unread before it is dropped (default 1 MiB). */
+  maxUnreadBytes: number;
+  /** Interval of a read of every feed even without hints, a backstop for hints that never came (default 5 s). */
+  sweepMs: number;
+}
+
+export interface SubscriberIdentity {
+  userId: string;
+  /** Set when the subscriber authenticated with an API key: revoking it ends the stream. */
+  apiKeyId?: string | undefined;
+}
+
+export interface SubscribeOptions extends SubscriberIdentity {
+  workspaceId: string;
+  /** Replay from after this seq; undefined = only events from now on. */
+  afterSeq: number | undefined;
+  types: readonly string[];
+}
+
+export const eventFrame = (event: WorkspaceEvent): string =>
+  `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+
+export class EventStreamHub {
+  private readonly feeds = new Map<string, WorkspaceFeed>();
+  private readonly keepAlive: NodeJS.Timeout;
+  private readonly sweep: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(
+    private readonly db: Db,
+    signal: EventSignal,
+    private readonly settings: StreamSettings,
+    private readonly onError: (error: unknown) => void,
+  ) {
+    signal.onHint((workspaceId, seq) => this.feeds.get(workspaceId)?.hint(seq));
+    signal.onResync(() => this.pullAll());
+    // One timer each for every stream rather than one per subscriber.
+    this.keepAlive = setInterval(() => this.writeKeepAlives(), settings.keepAliveMs).unref();
+    this.sweep = setInterval(() => this.pullAll(), settings.sweepMs).unref();
+  }
+
+  /** Starts streaming to `sink`; the stream ends when the sink closes (or is dropped). */
+  async subscribe(sink: FrameSink, options: SubscribeOptions): Promise<void> {
+    if (this.closed) {
+      sink.destroy();
+      return;
+    }
+    let feed = this.feeds.get(options.workspaceId);
+    if (!feed) {
+      const created = new WorkspaceFeed(this.db, options.workspaceId, this.onError, () => {
+        if (this.feeds.get(options.workspaceId) === created) this.feeds.delete(options.workspaceId);
+      });
+      this.feeds.set(options.workspaceId, created);
+      feed = created;
+    }
+    await feed.add(new Subscriber(sink, options, this.settings.maxUnreadBytes));
+  }
+
+  /** Subscribers in this process, for tests and metrics. */
+  get subscriberCount(): number {
+    let count = 0;
+    for (const feed of this.feeds.values()) count += feed.size;
+    return count;
+  }
+
+  /** Ends every stream (server shutdown). */
+  close(): void {
+    this.closed = true;
+    clearInterval(this.keepAlive);
+    clearInterval(this.sweep);
+    for (const feed of [...this.feeds.values()]) feed.closeAll();
+    this.feeds.clear();
+  }
+
+  private pullAll(): void {
+    for (const feed of this.feeds.values()) feed.pull();
+  }
+
+  private writeKeepAlives(): void {
+    for (const feed of this.feeds.values()) feed.keepAlive();
+  }
+}
+
+/** The subscribers of one workspace in this process, and how far the outbox has been read for them. */
+class WorkspaceFeed {
+  /** The last seq read from the outbox and written to the subscribers that are live. */
+  position = 0;
+  private readonly subscribers = new Set<Subscriber>();
+  private readonly ready: Promise<void>;
+  private reading = false;
+  private readAgain = false;
+
+  constructor(
+    readonly db: Db,
+    readonly workspaceId: string,
+    private readonly onError: (error: unknown) => void,
+    private readonly onEmpty: () => void,
+  ) {
+    this.ready = headSeq(db, workspaceId).then((head) => {
+      this.position = head;
+    });
+  }
+
+  get size(): number {
+    return this.subscribers.size;
+  }
+
+  async add(subscriber: Subscriber): Promise<void> {
+    this.subscribers.add(subscriber);
+    subscriber.onClose(() => {
+      this.subscribers.delete(subscriber);
+      if (this.subscribers.size === 0) this.onEmpty();
+    });
+    try {
+      await this.ready;
+      await subscriber.catchUp(this.db, this);
+    } catch (error) {
+      subscriber.drop();
+      this.onError(error);
+    }
+  }
+
+  /** A hint: the workspace has reached `seq`. */
+  hint(seq: number): void {
+    if (seq > this.position) this.pull();
+  }
+
+  /** Reads what the outbox holds after `position` and writes it to the live subscribers; one read at a time. */
+  pull(): void {
+    if (this.reading) {
+      this.readAgain = true;
+      return;
+    }
+    this.reading = true;
+    void this.readAll()
+      .catch(this.onError)
+      .finally(() => {
+        this.reading = false;
+      });
+  }
+
+  keepAlive(): void {
+    for (const subscriber of this.subscribers) subscriber.keepAlive();
+  }
+
+  closeAll(): void {
+    for (const subscriber of [...this.subscribers]) subscriber.drop();
+  }
+
+  private async readAll(): Promise<void> {
+    await this.ready;
+    do {
+      this.readAgain = false;
+      for (;;) {
+        const events = await readEvents(this.db, this.workspaceId, { afterSeq: this.position, limit: READ_BATCH });
+        if (events.length === 0) break;
+        this.position = events.at(-1)!.seq;
+        this.broadcast(events);
+        if (events.length < READ_BATCH) break;
+      }
+    } while (this.readAgain);
+  }
+
+  private broadcast(events: WorkspaceEvent[]): void {
+    const batch = new Batch(events);
+    for (const subscriber of this.subscribers) subscriber.live(batch, this);
+    for (const event of events) this.endStreamsThatLostAccess(event);
+  }
+
+  /** A member who left or was removed, and a revoked key, stop hearing the workspace at once. */
+  private endStreamsThatLostAccess(event: WorkspaceEvent): void {
+    const lostUser = event.type === "member.removed" || event.type === "member.left" ? event.data.user_id : undefined;
+    const lostKey = event.type === "api_key.revoked" ? event.entity_id : undefined;
+    if (lostUser === undefined && lostKey === undefined) return;
+    for (const subscriber of [...this.subscribers]) {
+      if (subscriber.userId === lostUser || (lostKey && subscriber.apiKeyId === lostKey)) subscriber.drop();
+    }
+  }
+}
+
+/** Events read together, framed once for every subscriber that wants them all. */
+class Batch {
+  private readonly frames: string[];
+  private all: Buffer | undefined;
+
+  constructor(readonly events: WorkspaceEvent[]) {
+    this.frames = events.map(eventFrame);
+  }
+
+  /** Every frame, as one buffer shared by all the sockets it is written to (encoded once, not once per socket). */
+  everything(): Buffer {
+    this.all ??= Buffer.from(this.frames.join(""));
+    return this.all;
+  }
+
+  framesFrom(first: number, types: readonly string[]): string {
+    let chunk = "";
+    for (let index = first; index < this.events.length; index++) {
+      if (matchesTypes(types, this.events[index]!.type)) chunk += this.frames[index];
+    }
+    return chunk;
+  }
+}
+
+/** One client's stream: replaying from the outbox, then live from its feed. */
+class Subscriber {
+  readonly userId: string;
+  readonly apiKeyId: string | undefined;
+  /** The last seq this subscriber has passed (written, or skipped by its type filter). */
+  private position: number | undefined;
+  private isLive = false;
+  private closed = false;
+  private readonly types: readonly string[];
+  private readonly closeListeners: Array<() => void> = [];
+
+  constructor(
+    private readonly sink: FrameSink,
+    options: SubscribeOptions,
+    private readonly maxUnreadBytes: number,
+  ) {
+    this.userId = options.userId;
+    this.apiKeyId = options.apiKeyId;
+    this.types = options.types;
+    this.position = options.afterSeq;
+    const closed = () => {
+      if (this.closed) return;
+      this.closed = true;
+      for (const listener of this.closeListeners) listener();
+    };
+    if (sink.destroyed) queueMicrotask(closed);
+    else sink.once("close", closed);
+  }
+
+  onClose(listener: () => void): void {
+    this.closeListeners.push(listener);
+  }
+
+  /** Replays from the outbox until it has seen all the feed has, then goes live. */
+  async catchUp(db: Db, feed: WorkspaceFeed): Promise<void> {
+    this.isLive = false;
+    this.position ??= feed.position;
+    for (;;) {
+      if (this.closed) return;
+      const events = await readEvents(db, feed.workspaceId, { afterSeq: this.position, limit: READ_BATCH });
+      await this.replay(events);
+      if (this.closed) return;
+      // Nothing in the outbox beyond what the feed has written (or will write next): from here on the feed serves it.
+      if (events.length < READ_BATCH && feed.position <= this.position) {
+        this.isLive = true;
+        return;
+      }
+    }
+  }
+
+  /** Events the feed read, consecutive from its previous position. */
+  live(batch: Batch, feed: WorkspaceFeed): void {
+    if (!this.isLive || this.closed) return;
+    const { events } = batch;
+    const position = this.position ?? 0;
+    const first = events.findIndex((event) => event.seq > position);
+    if (first < 0) return;
+    if (events[first]!.seq !== position + 1) {
+      // Should the outbox ever hold a gap, this subscriber reads its way across it rather than skipping silently.
+      void this.catchUp(feed.db, feed).catch(() => this.drop());
+      return;
+    }
+    this.position = events.at(-1)!.seq;
+    const chunk = first === 0 && this.types.length === 0 ? batch.everything() : batch.framesFrom(first, this.types);
+    if (chunk.length === 0 || this.sink.destroyed) return;
+    // Live frames are written whatever the client has read: one that lets them pile up is dropped.
+    if (this.sink.writableLength > this.maxUnreadBytes) this.drop();
+    else this.sink.write(chunk);
+  }
+
+  /** A comment line, while the client is not behind anyway. */
+  keepAlive(): void {
+    if (this.isLive && !this.sink.destroyed && this.sink.writableLength === 0) this.sink.write(KEEPALIVE_FRAME);
+  }
+
+  drop(): void {
+    if (!this.sink.destroyed) this.sink.destroy();
+  }
+
+  /** Replayed frames go out at the pace the client reads them. */
+  private async replay(events: WorkspaceEvent[]): Promise<void> {
+    let chunk = "";
+    for (const event of events) {
+      if (matchesTypes(this.types, event.type)) chunk += eventFrame(event);
+      this.position = event.seq;
+      if (chunk.length >= REPLAY_CHUNK_CHARS || event === events.at(-1)) {
+        if (chunk !== "" && !this.sink.destroyed && !this.sink.write(chunk)) await this.drained();
+        chunk = "";
+        if (this.closed) return;
+      }
+    }
+  }
+
+  /** Resolves once the sink has sent what it holds, or has closed. */
+  private drained(): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        this.sink.off("drain", done);
+        this.sink.off("close", done);
+        resolve();
+      };
+      this.sink.once("drain", done);
+      this.sink.once("close", done);
+    });
+  }
+}

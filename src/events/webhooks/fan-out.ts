@@ -1,0 +1,106 @@
+// Outbox → attempts: each enabled hook keeps its position in the outbox (`last_seq`); new events it wants become
+// first attempts, and the position moves, in one transaction. With several processes on one PostgreSQL the hook row
+// is locked (SKIP LOCKED): one process queues a hook's events, the others pass it by. Nothing is queued twice and,
+// since the position only moves with the attempts, nothing is skipped, whatever crashes when.
+import type { Db, SqlDialect } from "../../db/index.ts";
+import type { WebhooksTable } from "../../db/schema.ts";
+import { fromJson, now } from "../../db/values.ts";
+import { readEvents } from "../outbox.ts";
+import { matchesTypes } from "../types.ts";
+import { newAttempt } from "./service.ts";
+
+const EVENTS_PER_TRANSACTION = 500;
+/** Rows per INSERT: 14 columns each, well inside both databases' parameter limits. */
+const ROWS_PER_INSERT = 200;
+
+export class WebhookFanOut {
+  /** Workspaces being worked on in this process, and whether a hint came in meanwhile. */
+  private readonly running = new Map<string, { again: boolean }>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly dialect: SqlDialect,
+    /** Called after attempts were queued, so they are sent at once. */
+    private readonly queued: () => void,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  /** The workspace has new events: queue them for its hooks. Hints during a run make one more run, not one each. */
+  hint(workspaceId: string): void {
+    const current = this.running.get(workspaceId);
+    if (current) {
+      current.again = true;
+      return;
+    }
+    const state = { again: false };
+    this.running.set(workspaceId, state);
+    void (async () => {
+      try {
+        do {
+          state.again = false;
+          await this.queueWorkspace(workspaceId);
+        } while (state.again);
+      } catch (error) {
+        this.onError(error);
+      } finally {
+        this.running.delete(workspaceId);
+      }
+    })();
+  }
+
+  /** Every workspace with an enabled hook behind its last event (start-up, missed hints). */
+  async sweep(): Promise<void> {
+    const behind = await this.hooksBehind().select("webhooks.workspace_id").distinct().execute();
+    for (const { workspace_id } of behind) this.hint(workspace_id);
+  }
+
+  private hooksBehind() {
+    return this.db
+      .selectFrom("webhooks")
+      .innerJoin("event_counters", "event_counters.workspace_id", "webhooks.workspace_id")
+      .where("webhooks.enabled", "=", 1)
+      .whereRef("webhooks.last_seq", "<", "event_counters.last_seq");
+  }
+
+  private async queueWorkspace(workspaceId: string): Promise<void> {
+    const hooks = await this.hooksBehind()
+      .select("webhooks.id")
+      .where("webhooks.workspace_id", "=", workspaceId)
+      .execute();
+    for (const hook of hooks) while (await this.queueBatch(hook.id)) {}
+  }
+
+  /** Queues the next batch of the hook's events; true when there may be more. */
+  private async queueBatch(hookId: string): Promise<boolean> {
+    const result = await this.db.transaction().execute(async (trx) => {
+      let select = trx.selectFrom("webhooks").selectAll().where("id", "=", hookId).where("enabled", "=", 1);
+      if (this.dialect === "postgres") select = select.forUpdate().skipLocked();
+      const hook: WebhooksTable | undefined = await select.executeTakeFirst();
+      if (!hook) return { more: false, queued: 0 };
+      const events = await readEvents(trx, hook.workspace_id, {
+        afterSeq: Number(hook.last_seq),
+        limit: EVENTS_PER_TRANSACTION,
+      });
+      if (events.length === 0) return { more: false, queued: 0 };
+      const types = fromJson<string[]>(hook.types, []);
+      const dueAt = now();
+      const attempts = events
+        .filter((event) => matchesTypes(types, event.type))
+        .map((e) => newAttempt(hook, e.id, 1, dueAt));
+      for (let start = 0; start < attempts.length; start += ROWS_PER_INSERT) {
+        await trx
+          .insertInto("webhook_deliveries")
+          .values(attempts.slice(start, start + ROWS_PER_INSERT))
+          .execute();
+      }
+      await trx
+        .updateTable("webhooks")
+        .set({ last_seq: events.at(-1)!.seq })
+        .where("id", "=", hook.id)
+        .execute();
+      return { more: events.length === EVENTS_PER_TRANSACTION, queued: attempts.length };
+    });
+    if (result.queued > 0) this.queued();
+    return result.more;
+  }
+}
