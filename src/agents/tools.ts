@@ -1,6 +1,8 @@
 // Agent tools for the registry (workspace scope): ask_<agent_name_slug> runs that platform agent, list_agents lists them.
 import { randomUUID } from "node:crypto";
 import type { Db } from "../db/index.ts";
+import type { ToolNameCheck } from "../platform/agents/service.ts";
+import type { ToolInvoker } from "../tools/invoker.ts";
 import type { Tool, ToolContext, ToolSource } from "../tools/registry.ts";
 import { listWorkspaceAgents, type PlatformAgent } from "./agent-store.ts";
 import type { AgentRuntime } from "./runtime.ts";
@@ -14,6 +16,16 @@ function agentSlug(name: string): string {
     .replace(/[^a-z0-9]+/g, "_")
     .replace(/^_+|_+$/g, "");
   return slug || "agent";
+}
+
+/**
+ * Agents may name a tool the registry has for their workspace, or their own ask_<agent> tool (which exists once they
+ * do; names shared with other agents get a suffix only later, so the plain name is what an agent can name upfront).
+ */
+export function registryToolNameCheck(tools: ToolInvoker): ToolNameCheck {
+  return async (name, { workspaceId, userId, agentName }) =>
+    name === `ask_${agentSlug(agentName).slice(0, 48)}` ||
+    (await tools.find(name, { workspaceId, userId })) !== undefined;
 }
 
 /** `list_agents` and one `ask_<agent>` per agent of the caller's workspace (read when asked: agents change). */
