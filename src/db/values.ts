@@ -20,6 +20,11 @@ export function now(): string {
   return `${iso}.${String(micros % 1_000_000).padStart(6, "0")}`;
 }
 
+/** `ms` milliseconds from now, in the same shape as `now()` (so the two compare as text). */
+export function nowPlus(ms: number): string {
+  return `${new Date(Date.now() + ms).toISOString().slice(0, 23)}000`;
+}
+
 export const toJson = (value: unknown): string => JSON.stringify(value ?? null);
 
 export function fromJson<T>(text: string | null, fallback: T): T {
