@@ -11,7 +11,7 @@ import {
 } from "fastify-type-provider-zod";
 import { AgentStatusTracker } from "./agents/agent-status.ts";
 import { AgentRuntime } from "./agents/runtime.ts";
-import { agentToolSource } from "./agents/tools.ts";
+import { agentToolSource, registryToolNameCheck } from "./agents/tools.ts";
 import { aguiRoutes } from "./agui/routes.ts";
 import { Authenticator } from "./auth/authenticator.ts";
 import { DEFAULT_BCRYPT_ROUNDS } from "./auth/passwords.ts";
@@ -27,6 +27,7 @@ import { platformRoutes } from "./platform/index.ts";
 import { platformToolSource } from "./platform/tools.ts";
 import { ToolInvoker } from "./tools/invoker.ts";
 import { ToolRegistry } from "./tools/registry.ts";
+import { workPlugin } from "./work/index.ts";
 
 const VERSION = "0.1.0";
 const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -105,8 +106,18 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     loginLimiter: new LoginRateLimiter(options.loginRateLimit ?? DEFAULT_LOGIN_RATE_LIMIT),
     passwordRounds: options.passwordRounds ?? DEFAULT_BCRYPT_ROUNDS,
     isDev: config.isDev,
+    isKnownTool: registryToolNameCheck(tools),
   });
   await app.register(mcpRoutes, { tools, authenticator, isDev: config.isDev, version: VERSION, ...options.mcp });
+  await app.register(workPlugin, {
+    db,
+    databaseUrl: config.databaseUrl,
+    authenticator,
+    runtime,
+    tools,
+    modelSettings: config.agent,
+    settings: config.work,
+  });
   await app.register(aguiRoutes, {
     db,
     authenticator,

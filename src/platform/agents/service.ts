@@ -1,14 +1,15 @@
 // Agents of a workspace: the records the agent runtime runs (model, instructions, tools) and their live status.
 import type { z } from "zod";
-import { hasRole, type Membership } from "../../auth/membership.ts";
+import { hasRole, type Membership, type Role } from "../../auth/membership.ts";
 import type { Db } from "../../db/index.ts";
 import type { AgentsTable } from "../../db/schema.ts";
 import { fromJson, newId, now, toJson } from "../../db/values.ts";
 import { conflict, forbidden, invalid } from "../../http/errors.ts";
+import * as work from "../../work/triggers.ts";
 import type { Actor } from "../access.ts";
 import { diffFields, recordActivity } from "../activity/record.ts";
 import { getInWorkspace, requireActorInWorkspace } from "../references.ts";
-import type { AgentStatus, agentSchema, CreateAgentInput, UpdateAgentPatch } from "./schemas.ts";
+import type { AgentStatus, agentSchema, CreateAgentInput, McpServerConfig, UpdateAgentPatch } from "./schemas.ts";
 
 export type Agent = z.infer<typeof agentSchema>;
 
@@ -37,7 +38,62 @@ export async function listAgents(
   return rows.map(toAgent);
 }
 
-export async function createAgent(db: Db, workspaceId: string, input: CreateAgentInput, actor: Actor): Promise<Agent> {
+/**
+ * Whether `name` is a tool an agent of this workspace can be given: the registry has it as the workspace sees it,
+ * or it is one the agent will bring itself (its own ask_<agent> tool).
+ */
+export type ToolNameCheck = (
+  name: string,
+  scope: { workspaceId: string; userId: string; agentName: string },
+) => Promise<boolean>;
+
+/** What creating or changing an agent checks beyond its schema; unset checks nothing (services called directly). */
+export interface AgentChecks {
+  isKnownTool?: ToolNameCheck;
+  /** The caller's role: a stdio MCP server runs a command on this host, so only admins configure one. */
+  role?: Role;
+}
+
+async function checkTools(
+  names: string[] | undefined,
+  checks: AgentChecks,
+  scope: { workspaceId: string; userId: string; agentName: string },
+): Promise<void> {
+  if (!names || !checks.isKnownTool) return;
+  for (const [index, name] of names.entries()) {
+    if (!(await checks.isKnownTool(name, scope))) {
+      throw invalid(["body", "tools", index], `Unknown tool: ${name} (not in this workspace's tool registry)`);
+    }
+  }
+}
+
+const stdioServers = (runtimeConfig: Record<string, unknown> | null | undefined) =>
+  JSON.stringify(
+    ((runtimeConfig?.mcp_servers as McpServerConfig[] | undefined) ?? []).filter(
+      (server) => server.command !== undefined,
+    ),
+  );
+
+function checkStdioServers(
+  before: Record<string, unknown> | null,
+  after: Record<string, unknown> | null | undefined,
+  checks: AgentChecks,
+): void {
+  if (after === undefined || checks.role === undefined || hasRole(checks.role, "admin")) return;
+  if (stdioServers(after) !== stdioServers(before)) {
+    throw forbidden("Only an admin may configure a stdio MCP server (a command run on the server)");
+  }
+}
+
+export async function createAgent(
+  db: Db,
+  workspaceId: string,
+  input: CreateAgentInput,
+  actor: Actor,
+  checks: AgentChecks = {},
+): Promise<Agent> {
+  checkStdioServers(null, input.runtime_config, checks);
+  await checkTools(input.tools, checks, { workspaceId, userId: actor.id, agentName: input.name });
   const owner =
     input.owner_type !== undefined && input.owner_id !== undefined
       ? { type: input.owner_type, id: input.owner_id }
@@ -87,10 +143,17 @@ export async function updateAgent(
   agentId: string,
   patch: UpdateAgentPatch,
   actor: Actor,
+  checks: AgentChecks = {},
 ): Promise<Agent> {
   return db.transaction().execute(async (trx) => {
     const before = await getAgent(trx, by.workspaceId, agentId);
     requireManager(before, by);
+    checkStdioServers(before.runtime_config, patch.runtime_config, { ...checks, role: by.role });
+    await checkTools(patch.tools, checks, {
+      workspaceId: by.workspaceId,
+      userId: by.userId,
+      agentName: patch.name ?? before.name,
+    });
     if (patch.owner_type && patch.owner_id) {
       if (patch.owner_type === "agent" && patch.owner_id === agentId) {
         throw invalid(["body", "owner_id"], "An agent cannot own itself");
@@ -133,6 +196,8 @@ export async function deleteAgent(db: Db, by: Membership, agentId: string, actor
   await db.transaction().execute(async (trx) => {
     const agent = await getAgent(trx, by.workspaceId, agentId);
     requireManager(agent, by);
+    // Its tasks go with it; running ones are told to stop first.
+    const announceWork = await work.agentDeleted(trx, { agentId, actor });
     await trx.deleteFrom("agents").where("id", "=", agentId).execute();
     await trx
       .updateTable("agents")
@@ -149,7 +214,44 @@ export async function deleteAgent(db: Db, by: Membership, agentId: string, actor
       action: "agent.deleted",
       details: { name: agent.name },
     });
+    await announceWork();
   });
+}
+
+/**
+ * Inside `trx`: moves the agent to `status` unless it is there already, recording `agent.status_changed`.
+ * Returns false when nothing changed (same status, no such agent, or the status changed under us).
+ */
+export async function changeAgentStatus(
+  trx: Db,
+  workspaceId: string,
+  agentId: string,
+  status: AgentStatus,
+  actor: Actor,
+): Promise<boolean> {
+  const before = await trx
+    .selectFrom("agents")
+    .select("status")
+    .where("workspace_id", "=", workspaceId)
+    .where("id", "=", agentId)
+    .executeTakeFirst();
+  if (!before || before.status === status) return false;
+  const result = await trx
+    .updateTable("agents")
+    .set({ status, updated_at: now() })
+    .where("id", "=", agentId)
+    .where("status", "=", before.status)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) return false;
+  await recordActivity(trx, {
+    workspaceId,
+    entityType: "agent",
+    entityId: agentId,
+    actor,
+    action: "agent.status_changed",
+    details: { from: before.status, to: status },
+  });
+  return true;
 }
 
 /**
