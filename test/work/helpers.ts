@@ -1,8 +1,17 @@
 // Shared set-up of the agents-at-work tests: a server with its worker, a model double it talks to, a workspace of
 // every role, and the waits and reads these tests repeat.
-import type { SqlDialect } from "../../src/db/index.ts";
+import { loadConfig } from "../../src/config.ts";
+import { openDatabase, type SqlDialect } from "../../src/db/index.ts";
+import { migrateToLatest } from "../../src/db/migrate.ts";
+import { buildServer } from "../../src/server.ts";
 import type { ToolRegistry } from "../../src/tools/registry.ts";
-import { type ApiClient, createWorkspaceWithRoles, startTestApp, type TestApp, type TestUser } from "../helpers/app.ts";
+import {
+  ApiClient,
+  createWorkspaceWithRoles,
+  startTestApp,
+  type TestApp,
+  type TestUser,
+} from "../helpers/app.ts";
 import { TestModelServer } from "../helpers/model-server.ts";
 
 export interface WorkFixture {
@@ -151,3 +160,21 @@ export const frameOf = (body: any): string =>
 /** Names of the tools offered in a model request. */
 export const toolNamesOf = (body: any): string[] =>
   (body?.tools ?? []).map((tool: { function: { name: string } }) => tool.function.name).sort();
+
+/** A server on an existing database (a restart: the database outlives it). */
+export async function startServerOn(databaseUrl: string, env: Record<string, string> = {}) {
+  const config = loadConfig({ LOG_LEVEL: "silent", ...FAST_RETRIES, ...env, DATABASE_URL: databaseUrl });
+  const database = openDatabase(config.databaseUrl);
+  await migrateToLatest(database.db);
+  const app = await buildServer({ passwordRounds: 4, logger: false, config, database });
+  const url = await app.listen({ host: "127.0.0.1", port: 0 });
+  return {
+    url,
+    api: new ApiClient(url),
+    db: database.db,
+    close: async () => {
+      await app.close();
+      await database.close();
+    },
+  };
+}

@@ -62,7 +62,7 @@ async function checkTools(
   if (!names || !checks.isKnownTool) return;
   for (const [index, name] of names.entries()) {
     if (!(await checks.isKnownTool(name, scope))) {
-      throw invalid(["body", "tools", index], `Unknown tool: ${name} (not in this workspace's tool registry)`);
+      throw invalid(["body", "tools", String(index)], `Unknown tool: ${name} (not in this workspace's tool registry)`);
     }
   }
 }
@@ -145,15 +145,20 @@ export async function updateAgent(
   actor: Actor,
   checks: AgentChecks = {},
 ): Promise<Agent> {
+  if (patch.tools !== undefined && checks.isKnownTool) {
+    // Outside the transaction: the registry reads the database itself (SQLite has one connection).
+    const current = await getAgent(db, by.workspaceId, agentId);
+    requireManager(current, by);
+    await checkTools(patch.tools, checks, {
+      workspaceId: by.workspaceId,
+      userId: by.userId,
+      agentName: patch.name ?? current.name,
+    });
+  }
   return db.transaction().execute(async (trx) => {
     const before = await getAgent(trx, by.workspaceId, agentId);
     requireManager(before, by);
     checkStdioServers(before.runtime_config, patch.runtime_config, { ...checks, role: by.role });
-    await checkTools(patch.tools, checks, {
-      workspaceId: by.workspaceId,
-      userId: by.userId,
-      agentName: patch.name ?? before.name,
-    });
     if (patch.owner_type && patch.owner_id) {
       if (patch.owner_type === "agent" && patch.owner_id === agentId) {
         throw invalid(["body", "owner_id"], "An agent cannot own itself");
