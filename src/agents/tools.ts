@@ -36,7 +36,18 @@ export function agentToolSource(db: Db, runtime: AgentRuntime): ToolSource {
       if (!workspaceId) return [];
       const agents = await listWorkspaceAgents(db, workspaceId);
       const names = askToolNames(agents);
-      return [listAgentsTool(agents, names), ...agents.map((agent) => askTool(runtime, agent, names.get(agent.id)!))];
+      return [
+        listAgentsTool(async () => agents),
+        ...agents.map((agent) => askTool(runtime, agent, names.get(agent.id)!)),
+      ];
+    },
+    // Found without listing the agents: list_agents reads them when it runs, other names are not ours.
+    async find(name: string, toolContext: ToolContext): Promise<Tool | undefined> {
+      const workspaceId = toolContext.workspaceId;
+      if (!workspaceId) return undefined;
+      if (name === "list_agents") return listAgentsTool(() => listWorkspaceAgents(db, workspaceId));
+      if (!name.startsWith("ask_")) return undefined;
+      return (await this.list(toolContext)).find((tool) => tool.name === name);
     },
   };
 }
@@ -57,20 +68,23 @@ export function askToolNames(agents: PlatformAgent[]): Map<string, string> {
   return names;
 }
 
-function listAgentsTool(agents: PlatformAgent[], names: Map<string, string>): Tool {
+function listAgentsTool(readAgents: () => Promise<PlatformAgent[]>): Tool {
   return {
     name: "list_agents",
     description: "List the agents of this workspace, with the ask_<agent> tool that talks to each.",
     inputSchema: { type: "object", properties: {} },
-    run: async () =>
-      agents.map((agent) => ({
+    run: async () => {
+      const agents = await readAgents();
+      const names = askToolNames(agents);
+      return agents.map((agent) => ({
         id: agent.id,
         name: agent.name,
         description: agent.description,
         status: agent.status,
         model: agent.model,
         tool: names.get(agent.id),
-      })),
+      }));
+    },
   };
 }
 

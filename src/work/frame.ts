@@ -4,14 +4,13 @@ import type { ThreadMessage } from "../agents/threads.ts";
 import type { Db } from "../db/index.ts";
 import { newId } from "../db/values.ts";
 import type { Agent } from "../platform/agents/service.ts";
-import { type Comment, listComments } from "../platform/comments/service.ts";
 import { listIssues } from "../platform/issues/list.ts";
 import { getIssue, type Issue } from "../platform/issues/service.ts";
-import { listIssueLabels } from "../platform/labels/service.ts";
 import type { TaskRow } from "./queue.ts";
 
 /** The thread shown to a run reads at most this many comments (the newest, when there are more). */
 const COMMENT_LIMIT = 200;
+/** Sub-issues shown at most. */
 const PAGE = 200;
 
 const TRIGGER_TEXT: Record<string, string> = {
@@ -32,17 +31,22 @@ export async function buildTaskFrame(db: Db, task: TaskRow, agent: Agent): Promi
   const workspaceId = task.workspace_id;
   const issue = await getIssue(db, workspaceId, task.issue_id);
   const [labels, parent, subIssues, comments] = await Promise.all([
-    listIssueLabels(db, workspaceId, issue.id, { limit: PAGE, offset: 0 }),
+    db
+      .selectFrom("labels")
+      .innerJoin("issue_labels", "issue_labels.label_id", "labels.id")
+      .select("labels.name")
+      .where("issue_labels.issue_id", "=", issue.id)
+      .orderBy("labels.name")
+      .execute(),
     issue.parent_issue_id ? getIssue(db, workspaceId, issue.parent_issue_id).catch(() => undefined) : undefined,
     listIssues(db, workspaceId, { parent_issue_id: [issue.id], limit: PAGE, offset: 0 }),
-    threadOf(db, issue),
+    commentsAfter(db, issue.id, null),
   ]);
-  const names = await authorNames(db, comments);
   const trigger = TRIGGER_TEXT[task.trigger] ?? task.trigger;
   const triggerComment = task.comment_id ? comments.find((comment) => comment.id === task.comment_id) : undefined;
   const lines = [
     `You are ${agent.name}, an agent of this workspace, working on issue ${issue.identifier} (id ${issue.id}).`,
-    `Why now: ${trigger}${triggerComment ? ` (comment ${triggerComment.id} by ${names.get(triggerComment.id)})` : ""}.`,
+    `Why now: ${trigger}${triggerComment ? ` (comment ${triggerComment.id} by ${authorOf(triggerComment)})` : ""}.`,
     "Use your tools to do the work; what you change is recorded as done by you. Your last answer is posted as your " +
       "comment on the issue, unless you comment yourself.",
     "",
@@ -59,7 +63,7 @@ export async function buildTaskFrame(db: Db, task: TaskRow, agent: Agent): Promi
     lines.push("", "## Acceptance criteria", ...issue.acceptance_criteria.map((criterion) => `- ${criterion}`));
   }
   lines.push("", "## Comments, oldest first");
-  lines.push(...(comments.length ? comments.map((comment) => commentLine(comment, names)) : ["(none)"]));
+  lines.push(...(comments.length ? comments.map(commentLine) : ["(none)"]));
   return {
     message: { id: newId(), message: { role: "user", content: lines.join("\n") } },
     issue,
@@ -67,68 +71,69 @@ export async function buildTaskFrame(db: Db, task: TaskRow, agent: Agent): Promi
   };
 }
 
-/**
- * Comments added since `seenUntil`: those by anyone but the agent as a message to the run (none if only the agent
- * wrote), and the new `seenUntil`. Undefined when nothing was added.
- */
-export async function newComments(
-  db: Db,
-  task: TaskRow,
-  seenUntil: string | null,
-): Promise<{ message: ThreadMessage | undefined; seenUntil: string } | undefined> {
-  const fresh = await db
-    .selectFrom("comments")
-    .selectAll()
-    .where("issue_id", "=", task.issue_id)
-    .$if(seenUntil !== null, (query) => query.where("created_at", ">", seenUntil!))
-    .orderBy("created_at")
-    .orderBy("id")
-    .limit(COMMENT_LIMIT)
-    .execute();
+export interface NewComments {
+  /** The comments by anyone but the agent, as a message to the run; undefined if only the agent wrote. */
+  message: ThreadMessage | undefined;
+  /** Whether the agent itself commented. */
+  byAgent: boolean;
+  seenUntil: string;
+}
+
+/** Comments added since `seenUntil`; undefined when there are none. */
+export async function newComments(db: Db, task: TaskRow, seenUntil: string | null): Promise<NewComments | undefined> {
+  const fresh = await commentsAfter(db, task.issue_id, seenUntil);
   const last = fresh.at(-1);
   if (!last) return undefined;
-  const others = fresh.filter((comment) => !(comment.author_type === "agent" && comment.author_id === task.agent_id));
-  if (others.length === 0) return { message: undefined, seenUntil: last.created_at };
-  const comments = others as Comment[];
-  const names = await authorNames(db, comments);
-  const content = [
-    "New comments on the issue since you started, oldest first:",
-    ...comments.map((comment) => commentLine(comment, names)),
-  ];
+  const isAgents = (comment: ThreadComment) => comment.author_type === "agent" && comment.author_id === task.agent_id;
+  const others = fresh.filter((comment) => !isAgents(comment));
+  const content = ["New comments on the issue since you started, oldest first:", ...others.map(commentLine)];
   return {
-    message: { id: newId(), message: { role: "user", content: content.join("\n") } },
+    message: others.length ? { id: newId(), message: { role: "user", content: content.join("\n") } } : undefined,
+    byAgent: fresh.some(isAgents),
     seenUntil: last.created_at,
   };
 }
 
-/** The issue's comments oldest first; past the limit, the newest ones. */
-async function threadOf(db: Db, issue: Issue): Promise<Comment[]> {
-  const comments: Comment[] = [];
-  for (let offset = 0; ; offset += PAGE) {
-    const page = await listComments(db, issue.workspace_id, issue.id, { limit: PAGE, offset });
-    comments.push(...page);
-    if (page.length < PAGE) break;
-  }
-  return comments.slice(-COMMENT_LIMIT);
+interface ThreadComment {
+  id: string;
+  author_type: string;
+  author_id: string | null;
+  author_name: string | null;
+  content: string;
+  created_at: string;
 }
 
-/** `member Alice` / `agent Triage Bot`, by comment id. */
-async function authorNames(db: Db, comments: Comment[]): Promise<Map<string, string>> {
-  const ids = (type: string) => [
-    ...new Set(comments.filter((c) => c.author_type === type && c.author_id).map((c) => c.author_id!)),
-  ];
-  const [users, agents] = await Promise.all([
-    ids("member").length
-      ? db.selectFrom("users").select(["id", "name"]).where("id", "in", ids("member")).execute()
-      : [],
-    ids("agent").length ? db.selectFrom("agents").select(["id", "name"]).where("id", "in", ids("agent")).execute() : [],
-  ]);
-  const byId = new Map([...users, ...agents].map((row) => [row.id, row.name]));
-  return new Map(
-    comments.map((comment) => [comment.id, `${comment.author_type} ${byId.get(comment.author_id ?? "") ?? "(gone)"}`]),
-  );
+/**
+ * The issue's comments after `seenUntil` (all, for null), oldest first, with their authors' names; past the limit,
+ * the newest ones.
+ */
+async function commentsAfter(db: Db, issueId: string, seenUntil: string | null): Promise<ThreadComment[]> {
+  const rows = await db
+    .selectFrom("comments")
+    .leftJoin("users", (join) =>
+      join.onRef("users.id", "=", "comments.author_id").on("comments.author_type", "=", "member"),
+    )
+    .leftJoin("agents", (join) =>
+      join.onRef("agents.id", "=", "comments.author_id").on("comments.author_type", "=", "agent"),
+    )
+    .select([
+      "comments.id",
+      "comments.author_type",
+      "comments.author_id",
+      "comments.content",
+      "comments.created_at",
+      (eb) => eb.fn.coalesce("users.name", "agents.name").as("author_name"),
+    ])
+    .where("comments.issue_id", "=", issueId)
+    .$if(seenUntil !== null, (query) => query.where("comments.created_at", ">", seenUntil!))
+    .orderBy("comments.created_at", "desc")
+    .orderBy("comments.id", "desc")
+    .limit(COMMENT_LIMIT)
+    .execute();
+  return rows.reverse();
 }
 
-function commentLine(comment: Comment, names: Map<string, string>): string {
-  return `- [${comment.created_at}] ${names.get(comment.id)} (comment ${comment.id}): ${comment.content}`;
-}
+const authorOf = (comment: ThreadComment) => `${comment.author_type} ${comment.author_name ?? "(gone)"}`;
+
+const commentLine = (comment: ThreadComment) =>
+  `- [${comment.created_at}] ${authorOf(comment)} (comment ${comment.id}): ${comment.content}`;

@@ -8,7 +8,7 @@ import { syncAgentStatus } from "./agent-work-status.ts";
 import { toApproval } from "./approvals.ts";
 import type { ClaimedTask } from "./queue.ts";
 import { retryDelayMs } from "./queue.ts";
-import { appendRunEvents, runErrorEvent } from "./run-events.ts";
+import { appendRunEvents, runErrorEvent, storeRunEvents } from "./run-events.ts";
 import type { Approval } from "./schemas.ts";
 import { announce } from "./signals.ts";
 import { emitWorkEvent } from "./work-events.ts";
@@ -16,9 +16,15 @@ import { emitWorkEvent } from "./work-events.ts";
 /** Why an ending did not apply: the task was cancelled, or another process took it over (lease lost). */
 export type NotOurs = "cancelled" | "lost" | "more_input";
 
-const usageColumns = (usage: Required<Usage>) => ({
-  input_tokens: usage.inputTokens,
-  output_tokens: usage.outputTokens,
+/** What the run's recorder knows at its end: the usage so far and the number of its last stored event. */
+export interface RunTally {
+  readonly usageTotals: Required<Usage>;
+  readonly lastSeq: number;
+}
+
+const usageColumns = ({ usageTotals }: RunTally) => ({
+  input_tokens: usageTotals.inputTokens,
+  output_tokens: usageTotals.outputTokens,
 });
 
 /** The task row, locked, if this process still holds it. */
@@ -52,14 +58,11 @@ export async function completeTask(
   claimed: ClaimedTask,
   owner: string,
   inputVersion: number,
-  usage: Required<Usage>,
+  tally: RunTally,
 ): Promise<NotOurs | "succeeded"> {
   return db.transaction().execute(async (trx) => {
-    const task = await heldTask(trx, claimed, owner);
-    if (typeof task === "string") return task;
-    if (Number(task.input_version) !== inputVersion) return "more_input";
     const at = now();
-    await trx
+    const task = await trx
       .updateTable("tasks")
       .set({
         status: "succeeded",
@@ -69,14 +72,23 @@ export async function completeTask(
         finished_at: at,
         updated_at: at,
       })
-      .where("id", "=", task.id)
-      .execute();
+      .where("id", "=", claimed.task.id)
+      .where("status", "=", "running")
+      .where("lease_owner", "=", owner)
+      .where("input_version", "=", inputVersion)
+      .returning(["id", "agent_id", "workspace_id", "issue_id", "attempt"])
+      .executeTakeFirst();
+    if (!task) {
+      const why = await heldTask(trx, claimed, owner);
+      return typeof why === "string" ? why : "more_input";
+    }
     await trx
       .updateTable("runs")
-      .set({ status: "succeeded", finished_at: at, ...usageColumns(usage) })
+      .set({ status: "succeeded", finished_at: at, ...usageColumns(tally) })
       .where("id", "=", claimed.runId)
       .execute();
-    await appendRunEvents(trx, claimed.runId, [{ type: "RUN_FINISHED", threadId: task.id, runId: claimed.runId }]);
+    const finished = { type: "RUN_FINISHED", threadId: task.id, runId: claimed.runId };
+    await storeRunEvents(trx, claimed.runId, tally.lastSeq, [finished]);
     await syncAgentStatus(trx, { id: task.agent_id, workspaceId: task.workspace_id });
     await emitWorkEvent(trx, runFinishedEvent(claimed, "succeeded", null));
     await emitWorkEvent(trx, {
@@ -106,7 +118,7 @@ export async function failTask(
   claimed: ClaimedTask,
   owner: string,
   failure: Failure,
-  usage: Required<Usage>,
+  tally: RunTally,
   retryBaseMs: number,
 ): Promise<NotOurs | { retryInMs: number } | "failed"> {
   return db.transaction().execute(async (trx) => {
@@ -129,10 +141,10 @@ export async function failTask(
       .execute();
     await trx
       .updateTable("runs")
-      .set({ status: "failed", error: failure.message, finished_at: at, ...usageColumns(usage) })
+      .set({ status: "failed", error: failure.message, finished_at: at, ...usageColumns(tally) })
       .where("id", "=", claimed.runId)
       .execute();
-    await appendRunEvents(trx, claimed.runId, [runErrorEvent(failure.message, failure.code)]);
+    await storeRunEvents(trx, claimed.runId, tally.lastSeq, [runErrorEvent(failure.message, failure.code)]);
     await syncAgentStatus(trx, { id: task.agent_id, workspaceId: task.workspace_id }, !retry);
     await emitWorkEvent(trx, runFinishedEvent(claimed, "failed", failure.message));
     await emitWorkEvent(trx, {
@@ -149,17 +161,17 @@ export async function failTask(
 }
 
 /** A cancelled task's run has stopped: its record ends as cancelled. */
-export async function closeCancelledRun(db: Db, claimed: ClaimedTask, owner: string, usage: Required<Usage>) {
+export async function closeCancelledRun(db: Db, claimed: ClaimedTask, owner: string, tally: RunTally) {
   await db.transaction().execute(async (trx) => {
     const at = now();
     const run = await trx
       .updateTable("runs")
-      .set({ status: "cancelled", finished_at: at, ...usageColumns(usage) })
+      .set({ status: "cancelled", finished_at: at, ...usageColumns(tally) })
       .where("id", "=", claimed.runId)
       .where("status", "=", "running")
       .executeTakeFirst();
     if (Number(run.numUpdatedRows) > 0) {
-      await appendRunEvents(trx, claimed.runId, [runErrorEvent("The task was cancelled", "cancelled")]);
+      await storeRunEvents(trx, claimed.runId, tally.lastSeq, [runErrorEvent("The task was cancelled", "cancelled")]);
     }
     await trx
       .updateTable("tasks")
@@ -176,7 +188,7 @@ export async function closeCancelledRun(db: Db, claimed: ClaimedTask, owner: str
  * The process shuts down mid-run: the run ends (interrupted) and the task goes back to the queue at once, its attempt
  * not counted, for this or another process to run again.
  */
-export async function releaseTask(db: Db, claimed: ClaimedTask, owner: string, usage: Required<Usage>) {
+export async function releaseTask(db: Db, claimed: ClaimedTask, owner: string, tally: RunTally) {
   const message = "The server shut down during the run; the task was queued again";
   await db.transaction().execute(async (trx) => {
     const task = await heldTask(trx, claimed, owner);
@@ -196,10 +208,10 @@ export async function releaseTask(db: Db, claimed: ClaimedTask, owner: string, u
       .execute();
     await trx
       .updateTable("runs")
-      .set({ status: "failed", error: message, finished_at: at, ...usageColumns(usage) })
+      .set({ status: "failed", error: message, finished_at: at, ...usageColumns(tally) })
       .where("id", "=", claimed.runId)
       .execute();
-    await appendRunEvents(trx, claimed.runId, [runErrorEvent(message, "interrupted")]);
+    await storeRunEvents(trx, claimed.runId, tally.lastSeq, [runErrorEvent(message, "interrupted")]);
     await syncAgentStatus(trx, { id: task.agent_id, workspaceId: task.workspace_id });
     await emitWorkEvent(trx, runFinishedEvent(claimed, "failed", message));
     await emitWorkEvent(trx, {
@@ -224,7 +236,7 @@ export async function pauseForApproval(
   claimed: ClaimedTask,
   owner: string,
   calls: ToolCallRecord[],
-  usage: Required<Usage>,
+  state: { usage: Required<Usage>; commentsSeenUntil: string | null },
 ): Promise<NotOurs | Approval[]> {
   return db.transaction().execute(async (trx) => {
     const task = await heldTask(trx, claimed, owner);
@@ -262,7 +274,12 @@ export async function pauseForApproval(
       .execute();
     await trx
       .updateTable("runs")
-      .set({ status: "waiting_approval", ...usageColumns(usage) })
+      .set({
+        status: "waiting_approval",
+        input_tokens: state.usage.inputTokens,
+        output_tokens: state.usage.outputTokens,
+        comments_seen_until: state.commentsSeenUntil,
+      })
       .where("id", "=", claimed.runId)
       .execute();
     const approvals = rows.map(toApproval);

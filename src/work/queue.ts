@@ -3,7 +3,7 @@
 // when the process holding one stops renewing its lease.
 import { sql } from "kysely";
 import { type Db, isPostgres } from "../db/index.ts";
-import type { TasksTable } from "../db/schema.ts";
+import type { AgentsTable, TasksTable } from "../db/schema.ts";
 import { newId, now, nowPlus } from "../db/values.ts";
 import type { Actor } from "../platform/access.ts";
 import { recordActivity } from "../platform/activity/record.ts";
@@ -201,10 +201,13 @@ export interface ClaimSettings {
 
 export interface ClaimedTask {
   task: TaskRow;
+  /** The agent as it was when claimed. */
+  agent: AgentsTable;
   runId: string;
+  /** When the run started (now, for a new run). */
+  runStartedAt: string;
   /** True when the claim resumes a run that waited for approvals (same run, same attempt). */
   resumed: boolean;
-  model: string;
 }
 
 /** How many claimable tasks one claim looks at, in case the first ones belong to agents already at their limit. */
@@ -223,7 +226,18 @@ export async function claimNextTask(db: Db, settings: ClaimSettings): Promise<Cl
       .selectFrom("tasks")
       .innerJoin("agents", "agents.id", "tasks.agent_id")
       .leftJoin("issues", "issues.id", "tasks.issue_id")
-      .select(["tasks.id", "tasks.agent_id", "tasks.resume", "agents.max_concurrent_tasks", "agents.model"])
+      // Running tasks per agent, counted once for the whole query.
+      .leftJoin(
+        (eb) =>
+          eb
+            .selectFrom("tasks as running")
+            .select(["running.agent_id", (inner) => inner.fn.countAll<number>().as("count")])
+            .where("running.status", "=", "running")
+            .groupBy("running.agent_id")
+            .as("busy"),
+        (join) => join.onRef("busy.agent_id", "=", "tasks.agent_id"),
+      )
+      .select(["tasks.id", "tasks.agent_id", "tasks.resume"])
       .where((eb) =>
         eb.or([
           eb("tasks.status", "=", "queued"),
@@ -231,17 +245,7 @@ export async function claimNextTask(db: Db, settings: ClaimSettings): Promise<Cl
         ]),
       )
       .where("tasks.available_at", "<=", at)
-      .where((eb) =>
-        eb(
-          eb
-            .selectFrom("tasks as busy")
-            .select((inner) => inner.fn.countAll().as("running"))
-            .whereRef("busy.agent_id", "=", "tasks.agent_id")
-            .where("busy.status", "=", "running"),
-          "<",
-          eb.ref("agents.max_concurrent_tasks"),
-        ),
-      )
+      .where((eb) => eb(eb.fn.coalesce("busy.count", eb.lit(0)), "<", eb.ref("agents.max_concurrent_tasks")))
       .orderBy(sql`case when issues.priority = 'urgent' then 0 else 1 end`)
       .orderBy("tasks.created_at")
       .orderBy("tasks.id")
@@ -250,7 +254,8 @@ export async function claimNextTask(db: Db, settings: ClaimSettings): Promise<Cl
     for (const candidate of await candidates.execute()) {
       // Two processes may both have seen room for the agent: the lock makes the second one count again.
       await lockAgentWork(trx, candidate.agent_id);
-      if ((await runningTaskCount(trx, candidate.agent_id)) >= Number(candidate.max_concurrent_tasks)) continue;
+      const agent = await trx.selectFrom("agents").selectAll().where("id", "=", candidate.agent_id).executeTakeFirst();
+      if (!agent || (await runningTaskCount(trx, agent.id)) >= Number(agent.max_concurrent_tasks)) continue;
       const resumed = Number(candidate.resume) === 1;
       const runId = resumed ? undefined : newId();
       const task = await trx
@@ -269,7 +274,8 @@ export async function claimNextTask(db: Db, settings: ClaimSettings): Promise<Cl
         .where("id", "=", candidate.id)
         .returningAll()
         .executeTakeFirstOrThrow();
-      const model = candidate.model || settings.defaultModel;
+      const model = agent.model || settings.defaultModel;
+      let runStartedAt = at;
       if (runId) {
         await trx
           .insertInto("runs")
@@ -290,7 +296,13 @@ export async function claimNextTask(db: Db, settings: ClaimSettings): Promise<Cl
           })
           .execute();
       } else {
-        await trx.updateTable("runs").set({ status: "running" }).where("id", "=", task.run_id).execute();
+        const run = await trx
+          .updateTable("runs")
+          .set({ status: "running" })
+          .where("id", "=", task.run_id)
+          .returning("started_at")
+          .executeTakeFirst();
+        runStartedAt = run?.started_at ?? at;
       }
       await syncAgentStatus(trx, { id: task.agent_id, workspaceId: task.workspace_id });
       await emitWorkEvent(trx, {
@@ -313,7 +325,7 @@ export async function claimNextTask(db: Db, settings: ClaimSettings): Promise<Cl
           data: { task_id: task.id, agent_id: task.agent_id, model },
         });
       }
-      return { task, runId: task.run_id ?? runId!, resumed, model };
+      return { task, agent, runId: task.run_id ?? runId!, runStartedAt, resumed };
     }
     return undefined;
   });

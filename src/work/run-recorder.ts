@@ -9,7 +9,7 @@ import type { Db } from "../db/index.ts";
 import { type RunEvent, storeRunEvents } from "./run-events.ts";
 
 /** How long events wait to be written with the ones after them. */
-const BATCH_MS = 10;
+const BATCH_MS = 20;
 
 export interface RecorderLog {
   warn(object: object, message: string): void;
@@ -71,6 +71,11 @@ export class RunRecorder implements RunSink {
 
   toolCallResult(messageId: string, toolCallId: string, content: string): void {
     this.events.toolCallResult(messageId, toolCallId, content);
+  }
+
+  /** The number of the last event stored (after `flush`). */
+  get lastSeq(): number {
+    return this.seq;
   }
 
   usage(usage: Usage): void {

@@ -2,7 +2,6 @@
 // runtime. It gives the run its frame and tools (platform tools acting as the agent, the agent's registry tools, its
 // MCP servers' tools), records the run's events, holds tool calls that need approval, posts the agent's answer, and
 // ends the task as the run ended.
-import { findAgent } from "../agents/agent-store.ts";
 import { ModelError, type ModelSettings } from "../agents/model.ts";
 import { createModelClient } from "../agents/models.ts";
 import { type AgentRuntime, RunError, type RunResult, type ToolGate } from "../agents/runtime.ts";
@@ -11,7 +10,7 @@ import type { Db } from "../db/index.ts";
 import { HttpError } from "../http/errors.ts";
 import type { Actor } from "../platform/access.ts";
 import { runtimeConfigSchema } from "../platform/agents/schemas.ts";
-import type { Agent } from "../platform/agents/service.ts";
+import { type Agent, toAgent } from "../platform/agents/service.ts";
 import { addComment } from "../platform/comments/service.ts";
 import { type Issue, updateIssue } from "../platform/issues/service.ts";
 import { PLATFORM_TOOL_NAMES } from "../platform/tools.ts";
@@ -66,11 +65,11 @@ export class TaskRunner {
   /** Works the claimed task until its run ends, waits for approval, or `signal` stops it (reason: StopReason). */
   async run(claimed: ClaimedTask, owner: string, signal: AbortSignal): Promise<RunEnd> {
     const { db } = this.options;
-    const recorder = new RunRecorder(db, claimed.runId, await lastEventSeq(db, claimed.runId), this.options.log);
+    const startSeq = claimed.resumed ? await lastEventSeq(db, claimed.runId) : 0;
+    const recorder = new RunRecorder(db, claimed.runId, startSeq, this.options.log);
     let mcp: McpToolset = NO_MCP_TOOLS;
     try {
-      const agent = await findAgent(db, claimed.task.agent_id);
-      if (!agent) throw new RunError("agent_deleted", "The agent was deleted");
+      const agent = toAgent(claimed.agent);
       const spec = this.options.runtime.agentSpec(agent);
       // A model that cannot be called fails the run before anything else moves.
       createModelClient(spec.model, this.options.modelSettings);
@@ -96,34 +95,49 @@ export class TaskRunner {
           signal,
           sink: recorder,
         });
-      const started = await this.runRecord(claimed.runId);
-      let seenUntil = started.commentsSeenUntil;
+      let seenUntil: string | null;
       let result: RunResult;
       if (claimed.resumed) {
+        seenUntil = await this.commentsSeenUntil(claimed.runId);
         result = await runAgent([], true);
       } else {
         const frame = await buildTaskFrame(db, claimed.task, agent);
-        seenUntil = await this.saveSeen(claimed.runId, frame.seenUntil);
+        seenUntil = frame.seenUntil;
         await this.startIssue(frame.issue, agent);
         result = await runAgent([frame.message]);
       }
       let inputVersion = Number(claimed.task.input_version);
+      let commented = claimed.resumed && (await this.commentedSinceStart(claimed, agent));
       for (;;) {
         if (result.heldToolCalls.length > 0) {
           await recorder.settle();
-          const paused = await pauseForApproval(db, claimed, owner, result.heldToolCalls, recorder.usageTotals);
+          const paused = await pauseForApproval(db, claimed, owner, result.heldToolCalls, {
+            usage: recorder.usageTotals,
+            commentsSeenUntil: seenUntil,
+          });
           return Array.isArray(paused) ? { kind: "waiting" } : this.notOurs(paused, claimed, owner, recorder);
         }
         // Comments that came while it worked (folded triggers) are the run's next input.
         const fresh = await newComments(db, claimed.task, seenUntil);
-        if (fresh) seenUntil = await this.saveSeen(claimed.runId, fresh.seenUntil);
+        if (fresh) seenUntil = fresh.seenUntil;
+        commented ||= fresh?.byAgent ?? false;
         if (fresh?.message) {
           result = await runAgent([fresh.message]);
           continue;
         }
-        await this.postAnswer(claimed, agent, result.text, started.startedAt);
+        // The agent's last answer becomes its comment on the issue, unless the run already commented.
+        if (!commented && result.text.trim() !== "") {
+          await addComment(
+            db,
+            claimed.task.workspace_id,
+            claimed.task.issue_id,
+            { content: result.text },
+            actorOf(agent),
+          );
+          commented = true;
+        }
         await recorder.settle();
-        const ended = await completeTask(db, claimed, owner, inputVersion, recorder.usageTotals);
+        const ended = await completeTask(db, claimed, owner, inputVersion, recorder);
         if (ended === "succeeded") return { kind: "succeeded" };
         if (ended !== "more_input") return this.notOurs(ended, claimed, owner, recorder);
         inputVersion = await this.inputVersion(claimed.task.id);
@@ -132,7 +146,7 @@ export class TaskRunner {
       if (signal.aborted) return this.stop(signal.reason as StopReason, claimed, owner, recorder);
       await recorder.settle();
       const failure = this.describeFailure(error, claimed);
-      const ended = await failTask(db, claimed, owner, failure, recorder.usageTotals, this.options.retryBaseMs);
+      const ended = await failTask(db, claimed, owner, failure, recorder, this.options.retryBaseMs);
       if (typeof ended === "object") return { kind: "retry", inMs: ended.retryInMs };
       return ended === "failed" ? { kind: "failed" } : this.notOurs(ended, claimed, owner, recorder);
     } finally {
@@ -151,8 +165,8 @@ export class TaskRunner {
       recorder.discard();
     } else {
       await recorder.settle();
-      if (reason === "cancelled") await closeCancelledRun(db, claimed, owner, recorder.usageTotals);
-      else await releaseTask(db, claimed, owner, recorder.usageTotals);
+      if (reason === "cancelled") await closeCancelledRun(db, claimed, owner, recorder);
+      else await releaseTask(db, claimed, owner, recorder);
     }
     return { kind: "stopped", reason };
   }
@@ -188,34 +202,26 @@ export class TaskRunner {
     await updateIssue(this.options.db, issue.workspace_id, issue.id, { status: "in_progress" }, actorOf(agent));
   }
 
-  /** The agent's last answer becomes its comment on the issue, unless the run already commented. */
-  private async postAnswer(claimed: ClaimedTask, agent: Agent, text: string, runStartedAt: string): Promise<void> {
-    if (text.trim() === "") return;
-    const { task } = claimed;
-    const commented = await this.options.db
+  /** Whether the agent commented on the issue since the run started (a resumed run may have, before it waited). */
+  private async commentedSinceStart(claimed: ClaimedTask, agent: Agent): Promise<boolean> {
+    const comment = await this.options.db
       .selectFrom("comments")
       .select("id")
-      .where("issue_id", "=", task.issue_id)
+      .where("issue_id", "=", claimed.task.issue_id)
       .where("author_type", "=", "agent")
       .where("author_id", "=", agent.id)
-      .where("created_at", ">=", runStartedAt)
+      .where("created_at", ">=", claimed.runStartedAt)
       .executeTakeFirst();
-    if (commented) return;
-    await addComment(this.options.db, task.workspace_id, task.issue_id, { content: text }, actorOf(agent));
+    return comment !== undefined;
   }
 
-  private async runRecord(runId: string) {
+  private async commentsSeenUntil(runId: string): Promise<string | null> {
     const run = await this.options.db
       .selectFrom("runs")
-      .select(["started_at", "comments_seen_until"])
+      .select("comments_seen_until")
       .where("id", "=", runId)
-      .executeTakeFirstOrThrow();
-    return { startedAt: run.started_at, commentsSeenUntil: run.comments_seen_until };
-  }
-
-  private async saveSeen(runId: string, seenUntil: string | null): Promise<string | null> {
-    await this.options.db.updateTable("runs").set({ comments_seen_until: seenUntil }).where("id", "=", runId).execute();
-    return seenUntil;
+      .executeTakeFirst();
+    return run?.comments_seen_until ?? null;
   }
 
   private async inputVersion(taskId: string): Promise<number> {

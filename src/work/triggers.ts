@@ -25,8 +25,11 @@ export async function assigneeChanged(
   const after = agentOf(change.after);
   if (before === after) return async () => {};
   const announcements: Announce[] = [];
-  if (before)
+  // An agent handing its issue on (to someone else, or to nobody) does so as part of its work: its run goes on.
+  const handedOnByItself = change.actor.type === "agent" && change.actor.id === before;
+  if (before && !handedOnByItself) {
     announcements.push(...(await cancelOpenTasks(trx, { issueId: change.issueId, agentId: before }, change.actor)));
+  }
   if (after) {
     const queued = await enqueueTask(trx, {
       workspaceId: change.workspaceId,

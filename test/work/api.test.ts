@@ -24,7 +24,11 @@ describe.each(testDialects)("tasks, runs and approvals API (%s)", (dialect) => {
     const draft = await createIssue(f, { assignee_type: "agent", assignee_id: agent.id });
     task = await taskReaching(f, draft.id);
     // A task of another workspace, with its run.
-    const theirAgent = await f.api.post(`workspaces/${f.otherWs}/agents/`, { name: "Theirs" }, { token: f.outsider.token });
+    const theirAgent = await f.api.post(
+      `workspaces/${f.otherWs}/agents/`,
+      { name: "Theirs" },
+      { token: f.outsider.token },
+    );
     const theirIssue = await f.api.post(
       `workspaces/${f.otherWs}/issues/`,
       { title: "Theirs", assignee_type: "agent", assignee_id: theirAgent.body.id },

@@ -1,8 +1,7 @@
 // A person in the loop: tools named in approval_required stop the run until a member approves or denies, with no
 // process waiting meanwhile (a restart in between changes nothing).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createTestDatabase } from "../helpers/databases.ts";
-import { testDialects } from "../helpers/databases.ts";
+import { createTestDatabase, testDialects } from "../helpers/databases.ts";
 import { TestModelServer } from "../helpers/model-server.ts";
 import {
   createAgent,
@@ -35,10 +34,15 @@ describe.each(testDialects)("approvals (%s)", (dialect) => {
   /** An agent that needs approval for create_issue, asked to create one; resolves once its task waits. */
   async function waitingRun(name: string, title: string) {
     const agent = await createAgent(f, { name, runtime_config: { approval_required: ["create_issue"] } });
-    f.model.reply({ text: "I will file it.", toolCalls: [{ id: `call_${name}`, name: "create_issue", arguments: { title } }] });
+    f.model.reply({
+      text: "I will file it.",
+      toolCalls: [{ id: `call_${name}`, name: "create_issue", arguments: { title } }],
+    });
     const draft = await createIssue(f, { assignee_type: "agent", assignee_id: agent.id });
     const task = await taskReaching(f, draft.id, ["waiting_approval"]);
-    const [approval] = await approvals(`?status=pending`).then((list) => list.filter((each) => each.task_id === task.id));
+    const [approval] = await approvals(`?status=pending`).then((list) =>
+      list.filter((each) => each.task_id === task.id),
+    );
     return { agent, draft, task, approval };
   }
 
@@ -65,7 +69,9 @@ describe.each(testDialects)("approvals (%s)", (dialect) => {
     // Nothing of a process is held: no lease, the agent is not working, no model request open.
     const row = await f.t.db.selectFrom("tasks").selectAll().where("id", "=", task.id).executeTakeFirstOrThrow();
     expect([row.lease_owner, row.lease_expires_at]).toEqual([null, null]);
-    expect((await f.api.get(`workspaces/${f.ws}/agents/${agent.id}`, { token: f.member.token })).body.status).toBe("idle");
+    expect((await f.api.get(`workspaces/${f.ws}/agents/${agent.id}`, { token: f.member.token })).body.status).toBe(
+      "idle",
+    );
     expect(f.model.openStreams).toBe(0);
 
     // A subscriber waiting on the run sees the request now and the rest once it is decided.
@@ -73,22 +79,35 @@ describe.each(testDialects)("approvals (%s)", (dialect) => {
       headers: { authorization: `Bearer ${f.member.token}` },
     }).then((response) => response.text());
     await waitFor(
-      async () => (await f.t.db.selectFrom("run_events").select("seq").where("run_id", "=", task.run_id).execute()).length,
+      async () =>
+        (await f.t.db.selectFrom("run_events").select("seq").where("run_id", "=", task.run_id).execute()).length,
       "events",
     );
     f.model.reply({ text: "Filed the follow-up." });
-    const decided = await f.api.post(`workspaces/${f.ws}/approvals/${approval.id}`, { decision: "approve", comment: "ok" }, {
-      token: f.admin.token,
-    });
+    const decided = await f.api.post(
+      `workspaces/${f.ws}/approvals/${approval.id}`,
+      { decision: "approve", comment: "ok" },
+      {
+        token: f.admin.token,
+      },
+    );
     expect(decided).toMatchObject({
       status: 200,
-      body: { id: approval.id, status: "approved", decided_by: f.admin.user.id, comment: "ok", decided_at: expect.any(String) },
+      body: {
+        id: approval.id,
+        status: "approved",
+        decided_by: f.admin.user.id,
+        comment: "ok",
+        decided_at: expect.any(String),
+      },
     });
     const done = await taskReaching(f, draft.id);
     expect(done).toMatchObject({ status: "succeeded", attempt: 1, run_id: task.run_id });
     const [created] = await issuesTitled("Follow-up A");
     expect(created).toMatchObject({ creator_type: "agent", creator_id: agent.id });
-    const toolResult = f.model.requests.at(-1)?.body.messages.find((message: { role: string }) => message.role === "tool");
+    const toolResult = f.model.requests
+      .at(-1)
+      ?.body.messages.find((message: { role: string }) => message.role === "tool");
     expect(JSON.parse(toolResult.content)).toMatchObject({ title: "Follow-up A" });
 
     const frames = parseEventStream(await stream);
@@ -105,9 +124,13 @@ describe.each(testDialects)("approvals (%s)", (dialect) => {
     expect(frames[requested + 1]?.data.value).toMatchObject({ id: approval.id, status: "approved", comment: "ok" });
     expect((await readRunEvents(f, task.run_id)).frames).toEqual(frames);
 
-    const again = await f.api.post(`workspaces/${f.ws}/approvals/${approval.id}`, { decision: "deny" }, {
-      token: f.member.token,
-    });
+    const again = await f.api.post(
+      `workspaces/${f.ws}/approvals/${approval.id}`,
+      { decision: "deny" },
+      {
+        token: f.member.token,
+      },
+    );
     expect(again).toMatchObject({ status: 409, body: { detail: "This approval has already been decided" } });
     expect((await approvals()).find((each) => each.id === approval.id)).toMatchObject({ status: "approved" });
   });
@@ -124,7 +147,9 @@ describe.each(testDialects)("approvals (%s)", (dialect) => {
     const done = await taskReaching(f, draft.id);
     expect(done.status).toBe("succeeded");
     expect(await issuesTitled("Follow-up B")).toEqual([]);
-    const toolResult = f.model.requests.at(-1)?.body.messages.find((message: { role: string }) => message.role === "tool");
+    const toolResult = f.model.requests
+      .at(-1)
+      ?.body.messages.find((message: { role: string }) => message.role === "tool");
     expect(toolResult.content).toMatch(/^Denied: .*create_issue.* Their comment: We track this elsewhere\.$/);
     expect((await approvals("?status=denied")).map((each) => each.id)).toContain(approval.id);
     expect((await approvals("?status=pending")).map((each) => each.id)).not.toContain(approval.id);
@@ -135,10 +160,18 @@ describe.each(testDialects)("approvals (%s)", (dialect) => {
     await f.api.post(`workspaces/${f.ws}/tasks/${task.id}/cancel`, undefined, { token: f.member.token });
     expect((await taskReaching(f, draft.id)).status).toBe("cancelled");
     const events = await readRunEvents(f, task.run_id);
-    expect(events.frames.at(-1)?.data).toEqual({ type: "RUN_ERROR", message: "The task was cancelled", code: "cancelled" });
-    const late = await f.api.post(`workspaces/${f.ws}/approvals/${approval.id}`, { decision: "approve" }, {
-      token: f.member.token,
+    expect(events.frames.at(-1)?.data).toEqual({
+      type: "RUN_ERROR",
+      message: "The task was cancelled",
+      code: "cancelled",
     });
+    const late = await f.api.post(
+      `workspaces/${f.ws}/approvals/${approval.id}`,
+      { decision: "approve" },
+      {
+        token: f.member.token,
+      },
+    );
     expect(late.status).toBe(409);
     expect(await issuesTitled("Follow-up C")).toEqual([]);
   });
@@ -151,7 +184,9 @@ describe.each(testDialects)("approvals across a restart (%s)", (dialect) => {
     const env = { OPENAI_BASE_URL: model.url, AGENT_MODEL: "openai/test-model" };
     let server = await startServerOn(database.url, env);
     try {
-      const owner = (await server.api.post("auth/register", { email: `o-${Date.now()}@example.com`, password: "long enough pw" })).body;
+      const owner = (
+        await server.api.post("auth/register", { email: `o-${Date.now()}@example.com`, password: "long enough pw" })
+      ).body;
       const auth = { token: owner.token };
       const ws = (await server.api.post("workspaces/", { name: "Restart" }, auth)).body.id;
       const agent = (
@@ -162,8 +197,16 @@ describe.each(testDialects)("approvals across a restart (%s)", (dialect) => {
         )
       ).body;
       const issue = (await server.api.post(`workspaces/${ws}/issues/`, { title: "Restart me" }, auth)).body;
-      model.reply({ toolCalls: [{ id: "call_r", name: "add_comment", arguments: { issue_id: issue.id, content: "Approved note." } }] });
-      await server.api.patch(`workspaces/${ws}/issues/${issue.id}`, { assignee_type: "agent", assignee_id: agent.id }, auth);
+      model.reply({
+        toolCalls: [
+          { id: "call_r", name: "add_comment", arguments: { issue_id: issue.id, content: "Approved note." } },
+        ],
+      });
+      await server.api.patch(
+        `workspaces/${ws}/issues/${issue.id}`,
+        { assignee_type: "agent", assignee_id: agent.id },
+        auth,
+      );
       const [approval] = await waitFor(async () => {
         const list = (await server.api.get(`workspaces/${ws}/approvals?status=pending`, auth)).body;
         return list.length > 0 && list;
@@ -180,9 +223,9 @@ describe.each(testDialects)("approvals across a restart (%s)", (dialect) => {
       }, "the task to succeed after the restart");
       expect(task.attempt).toBe(1);
       const comments = (await server.api.get(`workspaces/${ws}/issues/${issue.id}/comments`, auth)).body;
-      expect(comments.map((comment: { content: string; author_type: string }) => [comment.author_type, comment.content])).toEqual([
-        ["agent", "Approved note."],
-      ]);
+      expect(
+        comments.map((comment: { content: string; author_type: string }) => [comment.author_type, comment.content]),
+      ).toEqual([["agent", "Approved note."]]);
       // The model went on from the stored thread: its second request carries the first call and its result.
       const resumed = model.requests.at(-1)?.body.messages.map((message: { role: string }) => message.role);
       expect(resumed).toEqual(["system", "user", "assistant", "tool"]);

@@ -102,6 +102,7 @@ describe.each(testDialects)("an issue assigned to an agent gets worked (%s)", (d
       "add_comment",
       "create_issue",
       "get_issue",
+      "label_issue",
       "list_agents",
       "list_issues",
       "list_labels",

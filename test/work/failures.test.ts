@@ -99,14 +99,17 @@ describe.each(testDialects)("failed and cancelled runs (%s)", (dialect) => {
       { type: "TEXT_MESSAGE_END", messageId: expect.any(String) },
       { type: "RUN_ERROR", message: "The task was cancelled", code: "cancelled" },
     ]);
-    const entry = (await activityOf(f.t, f.ws)).find((row) => row.action === "task.cancelled" && row.entity_id === running.id);
+    const entry = (await activityOf(f.t, f.ws)).find(
+      (row) => row.action === "task.cancelled" && row.entity_id === running.id,
+    );
     expect(entry).toMatchObject({
       actor_type: "member",
       actor_id: f.admin.user.id,
       issue_id: draft.id,
       details: { agent_id: agent.id, trigger: "assigned", status_before: "running" },
     });
-    const comments = (await f.api.get(`workspaces/${f.ws}/issues/${draft.id}/comments`, { token: f.member.token })).body;
+    const comments = (await f.api.get(`workspaces/${f.ws}/issues/${draft.id}/comments`, { token: f.member.token }))
+      .body;
     expect(comments).toEqual([]);
     await waitFor(async () => (await agentStatus(agent.id)) === "idle", "the agent to be idle");
   });
@@ -115,7 +118,9 @@ describe.each(testDialects)("failed and cancelled runs (%s)", (dialect) => {
     const agent = await createAgent(f, { name: "Finisher" });
     const draft = await createIssue(f, { assignee_type: "agent", assignee_id: agent.id });
     const done = await taskReaching(f, draft.id);
-    const refused = await f.api.post(`workspaces/${f.ws}/tasks/${done.id}/cancel`, undefined, { token: f.member.token });
+    const refused = await f.api.post(`workspaces/${f.ws}/tasks/${done.id}/cancel`, undefined, {
+      token: f.member.token,
+    });
     expect(refused).toMatchObject({ status: 409, body: { detail: "The task has already ended (succeeded)" } });
     const after = await f.api.get(`workspaces/${f.ws}/tasks/${done.id}`, { token: f.member.token });
     expect(after.body).toEqual(done);

@@ -5,13 +5,7 @@ import { openDatabase, type SqlDialect } from "../../src/db/index.ts";
 import { migrateToLatest } from "../../src/db/migrate.ts";
 import { buildServer } from "../../src/server.ts";
 import type { ToolRegistry } from "../../src/tools/registry.ts";
-import {
-  ApiClient,
-  createWorkspaceWithRoles,
-  startTestApp,
-  type TestApp,
-  type TestUser,
-} from "../helpers/app.ts";
+import { ApiClient, createWorkspaceWithRoles, startTestApp, type TestApp, type TestUser } from "../helpers/app.ts";
 import { TestModelServer } from "../helpers/model-server.ts";
 
 export interface WorkFixture {

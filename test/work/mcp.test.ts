@@ -80,7 +80,10 @@ describe.each(testDialects)("MCP servers as an agent's tools (%s)", (dialect) =>
     const closed = await startStreamableHttpMcpServer();
     await closed.close();
     const cases = [
-      { server: { name: "down", url: closed.url }, error: /^MCP server "down" \(http:\/\/127\.0\.0\.1:\d+\/mcp\) could not be reached: / },
+      {
+        server: { name: "down", url: closed.url },
+        error: /^MCP server "down" \(http:\/\/127\.0\.0\.1:\d+\/mcp\) could not be reached: /,
+      },
       {
         server: { name: "silent", url: silent.url },
         error: /^MCP server "silent" \(http:\/\/127\.0\.0\.1:\d+\/mcp\) could not be reached: no answer within 500 ms$/,

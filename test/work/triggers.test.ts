@@ -8,9 +8,9 @@ import {
   createIssue,
   frameOf,
   startWorkFixture,
+  TERMINAL,
   taskReaching,
   tasksOf,
-  TERMINAL,
   type WorkFixture,
   waitFor,
 } from "./helpers.ts";
@@ -44,7 +44,8 @@ describe.each(testDialects)("task triggers (%s)", (dialect) => {
     expect(frame).toContain("Please also check Firefox.");
     expect(frame).toContain("a new comment");
     // Both runs answered with a comment of the agent; neither gave it another task.
-    const comments = (await f.api.get(`workspaces/${f.ws}/issues/${draft.id}/comments`, { token: f.member.token })).body;
+    const comments = (await f.api.get(`workspaces/${f.ws}/issues/${draft.id}/comments`, { token: f.member.token }))
+      .body;
     expect(comments.filter((each: { author_type: string }) => each.author_type === "agent")).toHaveLength(2);
     expect(await tasksOf(f, draft.id)).toHaveLength(2);
   });
@@ -67,7 +68,9 @@ describe.each(testDialects)("task triggers (%s)", (dialect) => {
 
     // An agent's comment that mentions another agent is a trigger like anyone's.
     const other = await createIssue(f);
-    f.model.reply({ toolCalls: [{ name: "add_comment", arguments: { issue_id: other.id, content: "Over to @Ops." } }] });
+    f.model.reply({
+      toolCalls: [{ name: "add_comment", arguments: { issue_id: other.id, content: "Over to @Ops." } }],
+    });
     await f.api.post(`workspaces/${f.ws}/issues/${other.id}/tasks`, { agent_id: docs.id }, { token: f.member.token });
     const opsTask = await waitFor(
       async () => (await tasksOf(f, other.id)).find((task) => task.agent_id === bystander.id),
@@ -82,14 +85,21 @@ describe.each(testDialects)("task triggers (%s)", (dialect) => {
 
   it("a trigger while a task is open folds into it, and the run sees the new comment", async () => {
     const agent = await createAgent(f, { name: "Folder" });
-    f.model.reply({ text: ["Reading", " the", " issue", " slowly."], chunkDelayMs: 200 }, { text: "Covered Firefox too." });
+    f.model.reply(
+      { text: ["Reading", " the", " issue", " slowly."], chunkDelayMs: 200 },
+      { text: "Covered Firefox too." },
+    );
     const draft = await createIssue(f, { assignee_type: "agent", assignee_id: agent.id });
     const running = await taskReaching(f, draft.id, ["running"]);
     const folded = await comment(draft.id, "Firefox is affected as well.");
     expect(folded.status).toBe(201);
-    const again = await f.api.post(`workspaces/${f.ws}/issues/${draft.id}/tasks`, { agent_id: agent.id }, {
-      token: f.member.token,
-    });
+    const again = await f.api.post(
+      `workspaces/${f.ws}/issues/${draft.id}/tasks`,
+      { agent_id: agent.id },
+      {
+        token: f.member.token,
+      },
+    );
     expect(again).toMatchObject({ status: 200, body: { id: running.id } });
     const done = await taskReaching(f, draft.id);
     expect(done).toMatchObject({ id: running.id, status: "succeeded", trigger: "assigned" });
@@ -127,9 +137,13 @@ describe.each(testDialects)("task triggers (%s)", (dialect) => {
     const running = await taskReaching(f, draft.id, ["running"]);
     await waitFor(() => f.model.requests.length === 1, "the model call");
     f.model.reply({ stall: true });
-    const moved = await f.api.patch(`workspaces/${f.ws}/issues/${draft.id}`, { assignee_id: second.id }, {
-      token: f.member.token,
-    });
+    const moved = await f.api.patch(
+      `workspaces/${f.ws}/issues/${draft.id}`,
+      { assignee_id: second.id },
+      {
+        token: f.member.token,
+      },
+    );
     expect(moved.status).toBe(200);
     const cancelled = await waitFor(async () => {
       const tasks = await tasksOf(f, draft.id);
@@ -142,9 +156,13 @@ describe.each(testDialects)("task triggers (%s)", (dialect) => {
       "the second agent's task to run",
     );
 
-    const unassigned = await f.api.patch(`workspaces/${f.ws}/issues/${draft.id}`, { assignee_id: null }, {
-      token: f.member.token,
-    });
+    const unassigned = await f.api.patch(
+      `workspaces/${f.ws}/issues/${draft.id}`,
+      { assignee_id: null },
+      {
+        token: f.member.token,
+      },
+    );
     expect(unassigned.status).toBe(200);
     await waitFor(
       async () => (await tasksOf(f, draft.id)).find((task) => task.id === secondTask.id)?.status === "cancelled",

@@ -38,9 +38,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .where(OPEN)
     .execute();
   await db.schema.createIndex("tasks_claim_idx").on("tasks").columns(["status", "available_at"]).execute();
+  await db.schema
+    .createIndex("tasks_lease_idx")
+    .on("tasks")
+    .column("lease_expires_at")
+    .where(sql<boolean>`lease_owner is not null`)
+    .execute();
   await db.schema.createIndex("tasks_agent_status_idx").on("tasks").columns(["agent_id", "status"]).execute();
   await db.schema.createIndex("tasks_workspace_idx").on("tasks").columns(["workspace_id", "created_at"]).execute();
   await db.schema.createIndex("tasks_issue_idx").on("tasks").columns(["issue_id", "created_at"]).execute();
+
+  // A task frame names the issue's sub-issues; nothing else found them without reading the whole workspace.
+  await db.schema.createIndex("issues_parent_idx").on("issues").column("parent_issue_id").execute();
 
   await db.schema
     .createTable("runs")
@@ -96,6 +105,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropIndex("issues_parent_idx").ifExists().execute();
   for (const table of ["approvals", "run_events", "runs", "tasks"]) {
     await db.schema.dropTable(table).ifExists().execute();
   }
