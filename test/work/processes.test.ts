@@ -120,7 +120,8 @@ const postgresOnly = testDialects.filter((dialect) => dialect === "postgres");
 describe.each(postgresOnly)("two server processes on one PostgreSQL (%s)", (dialect) => {
   it("200 tasks assigned through both processes: each runs exactly once, and both processes work", async () => {
     const model = await startModel();
-    model.setDefault({ text: ["Done", " with", " it."], chunkDelayMs: 20 });
+    // Slow enough that runs overlap: more at once than one process may run shows both at work.
+    model.setDefault({ text: ["Done", " with", " it", " now."], chunkDelayMs: 150 });
     const database = await migratedDatabase(dialect);
     const [a, b] = await Promise.all([serve(database.url, model), serve(database.url, model)]);
     const { ws, auth, agents } = await workspaceWithAgents(a.api, 20);
