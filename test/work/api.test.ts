@@ -70,6 +70,27 @@ describe.each(testDialects)("tasks, runs and approvals API (%s)", (dialect) => {
     expect(bad.body.detail[0].loc).toEqual(["query", "status", "0"]);
   });
 
+  it("the endpoints are in the OpenAPI document", async () => {
+    const document = await f.api.get("/openapi.json");
+    expect(document.status).toBe(200);
+    const ws = "/api/v1/workspaces/{ws_id}";
+    const expected: Record<string, string[]> = {
+      [`${ws}/tasks`]: ["get"],
+      [`${ws}/tasks/{task_id}`]: ["get"],
+      [`${ws}/tasks/{task_id}/cancel`]: ["post"],
+      [`${ws}/tasks/{task_id}/runs`]: ["get"],
+      [`${ws}/issues/{issue_id}/tasks`]: ["get", "post"],
+      [`${ws}/runs/{run_id}`]: ["get"],
+      [`${ws}/runs/{run_id}/events`]: ["get"],
+      [`${ws}/approvals`]: ["get"],
+      [`${ws}/approvals/{approval_id}`]: ["get", "post"],
+    };
+    for (const [path, methods] of Object.entries(expected)) {
+      expect(Object.keys(document.body.paths[path] ?? {}).sort(), path).toEqual(methods);
+    }
+    expect(Object.keys(document.body.components.schemas)).toEqual(expect.arrayContaining(["Task", "Run", "Approval"]));
+  });
+
   it("401 without credentials, 403 for non-members, before anything else", async () => {
     const paths = [
       ["GET", "tasks"],

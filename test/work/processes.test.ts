@@ -282,3 +282,61 @@ describe.each(testDialects)("kill -9 of the only server, then a restart (%s)", (
     expect(model.requests).toHaveLength(2);
   }, 60_000);
 });
+
+describe.each(testDialects)("a graceful stop (%s)", (dialect) => {
+  it("SIGTERM mid-run ends open streams, hands the task back uncounted, and the next server finishes it", async () => {
+    const model = await startModel();
+    const database = await migratedDatabase(dialect);
+    const first = await serve(database.url, model);
+    const { ws, auth, agents } = await workspaceWithAgents(first.api, 1);
+    model.reply({ stall: true, text: "Half an answer" });
+    const issue = (
+      await first.api.post(
+        `workspaces/${ws}/issues/`,
+        { title: "Stop", assignee_type: "agent", assignee_id: agents[0] },
+        auth,
+      )
+    ).body;
+    const running = await waitFor(async () => {
+      const [row] = (await first.api.get(`workspaces/${ws}/issues/${issue.id}/tasks`, auth)).body;
+      return row?.status === "running" && model.requests.length === 1 && row;
+    }, "the task to run");
+    const events = `workspaces/${ws}/runs/${running.run_id}/events`;
+    const response = await fetch(`${first.url}/api/v1/${events}`, {
+      headers: { authorization: `Bearer ${auth.token}` },
+    });
+    expect(response.status).toBe(200);
+    const streamed = response.text();
+
+    first.child.kill("SIGTERM");
+    expect(await first.exited).toBe(0);
+    const seen = parseEventStream(await streamed);
+    expect(seen.at(-1)?.event).not.toBe("RUN_FINISHED");
+    expect(model.requests[0]?.abortedByClient).toBe(true);
+    const { tasks, runs } = await tasksIn(database.url);
+    expect(tasks[0]).toMatchObject({ status: "queued", attempt: 0, lease_owner: null });
+    expect(runs.map((run) => [run.status, run.error])).toEqual([
+      ["failed", "The server shut down during the run; the task was queued again"],
+    ]);
+
+    const second = await serve(database.url, model);
+    const done = await waitFor(async () => {
+      const [row] = (await second.api.get(`workspaces/${ws}/issues/${issue.id}/tasks`, auth)).body;
+      return row?.status === "succeeded" && row;
+    }, "the next server to finish the task");
+    expect(done.attempt).toBe(1);
+    // A client of the first server resumes where its stream was cut, up to the run's end.
+    const read = (lastEventId: number) =>
+      fetch(`${second.url}/api/v1/${events}`, {
+        headers: { authorization: `Bearer ${auth.token}`, "last-event-id": String(lastEventId) },
+      }).then(async (response) => parseEventStream(await response.text()));
+    const all = await read(0);
+    expect(await read(seen.at(-1)?.id ?? 0)).toEqual(all.slice(seen.length));
+    expect(all.slice(0, seen.length)).toEqual(seen);
+    expect(all.at(-1)?.data).toEqual({
+      type: "RUN_ERROR",
+      message: "The server shut down during the run; the task was queued again",
+      code: "interrupted",
+    });
+  }, 60_000);
+});
