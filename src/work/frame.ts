@@ -4,14 +4,12 @@ import type { ThreadMessage } from "../agents/threads.ts";
 import type { Db } from "../db/index.ts";
 import { newId } from "../db/values.ts";
 import type { Agent } from "../platform/agents/service.ts";
-import { listIssues } from "../platform/issues/list.ts";
 import { getIssue, type Issue } from "../platform/issues/service.ts";
 import type { TaskRow } from "./queue.ts";
 
 /** The thread shown to a run reads at most this many comments (the newest, when there are more). */
 const COMMENT_LIMIT = 200;
-/** Sub-issues shown at most. */
-const PAGE = 200;
+const SUB_ISSUE_LIMIT = 200;
 
 const TRIGGER_TEXT: Record<string, string> = {
   assigned: "the issue was assigned to you",
@@ -39,7 +37,13 @@ export async function buildTaskFrame(db: Db, task: TaskRow, agent: Agent): Promi
       .orderBy("labels.name")
       .execute(),
     issue.parent_issue_id ? getIssue(db, workspaceId, issue.parent_issue_id).catch(() => undefined) : undefined,
-    listIssues(db, workspaceId, { parent_issue_id: [issue.id], limit: PAGE, offset: 0 }),
+    db
+      .selectFrom("issues")
+      .select(["number", "title", "status"])
+      .where("parent_issue_id", "=", issue.id)
+      .orderBy("number")
+      .limit(SUB_ISSUE_LIMIT)
+      .execute(),
     commentsAfter(db, issue.id, null),
   ]);
   const trigger = TRIGGER_TEXT[task.trigger] ?? task.trigger;
@@ -56,7 +60,8 @@ export async function buildTaskFrame(db: Db, task: TaskRow, agent: Agent): Promi
   ];
   if (parent) lines.push(`Parent issue: ${parent.identifier} ${parent.title} (${parent.status}).`);
   if (subIssues.length) {
-    lines.push("Sub-issues:", ...subIssues.map((sub) => `- ${sub.identifier} ${sub.title} (${sub.status})`));
+    const prefix = issue.identifier.slice(0, issue.identifier.lastIndexOf("-"));
+    lines.push("Sub-issues:", ...subIssues.map((sub) => `- ${prefix}-${sub.number} ${sub.title} (${sub.status})`));
   }
   lines.push("", "## Description", issue.description?.trim() || "(none)");
   if (issue.acceptance_criteria.length) {

@@ -48,6 +48,7 @@ describe.each(testDialects)("an issue assigned to an agent gets worked (%s)", (d
       parent_issue_id: parent.id,
     });
     await f.api.post(`workspaces/${f.ws}/issues/${draft.id}/labels/${label.id}`, undefined, { token: f.member.token });
+    const child = await createIssue(f, { title: "Add the Safari click handler", parent_issue_id: draft.id });
     await f.api.post(
       `workspaces/${f.ws}/issues/${draft.id}/comments`,
       { content: "Seen on iOS 17 too." },
@@ -93,6 +94,7 @@ describe.each(testDialects)("an issue assigned to an agent gets worked (%s)", (d
       "Status: backlog",
       "frontend",
       parent.identifier,
+      `${child.identifier} Add the Safari click handler (backlog)`,
       "Seen on iOS 17 too.",
       "assigned to you",
     ]) {
