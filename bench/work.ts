@@ -11,7 +11,7 @@
 //    that answers all at once, where the worker's own cost per task (queue, statuses, issue update, comment, stored
 //    events) is all there is to see.
 // The server under test is the real one (bench/support/platform-server.ts builds it as `serve` does), on SQLite, or on
-// PostgreSQL when BENCH_DATABASE_URL names a server.
+// PostgreSQL with `npm run bench -- work postgres` (the server TEST_DATABASE_URL names).
 import { spawn } from "node:child_process";
 import { createTestDatabase } from "../test/helpers/databases.ts";
 import { TestModelServer } from "../test/helpers/model-server.ts";
@@ -28,8 +28,7 @@ const MODELS = {
   "instant model (the whole answer at once)": { text: ANSWER },
 } as const;
 
-const dialect = process.env.BENCH_DATABASE_URL ? "postgres" : "sqlite";
-if (process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL;
+const dialect = process.argv[3] === "postgres" ? "postgres" : "sqlite";
 
 async function json(method: string, url: string, token?: string, body?: unknown): Promise<any> {
   const response = await fetch(url, {

@@ -18,6 +18,7 @@ import type { ToolInvoker } from "../tools/invoker.ts";
 import type { Tool } from "../tools/registry.ts";
 import { decisionFor } from "./approvals.ts";
 import { buildTaskFrame, newComments } from "./frame.ts";
+import type { ClaimedTask } from "./leases.ts";
 import { connectMcpServers, McpServerError, type McpToolset, NO_MCP_TOOLS } from "./mcp-tools.ts";
 import {
   closeCancelledRun,
@@ -28,7 +29,6 @@ import {
   pauseForApproval,
   releaseTask,
 } from "./outcomes.ts";
-import type { ClaimedTask } from "./queue.ts";
 import { lastEventSeq } from "./run-events.ts";
 import { type RecorderLog, RunRecorder } from "./run-recorder.ts";
 
@@ -56,6 +56,9 @@ export interface TaskRunnerOptions {
 
 /** The platform tools every task run gets, acting as its agent (list_agents comes from the agents' tool source). */
 const TASK_PLATFORM_TOOLS = [...PLATFORM_TOOL_NAMES, "list_agents"];
+/** One call of the agent runtime for this run: new messages, or (resume) the held tool calls settled first. */
+type AgentTurn = (messages: ThreadMessage[], resume?: boolean) => Promise<RunResult>;
+
 /** Issues in these states move to in_progress when a run starts on them. */
 const NOT_STARTED = new Set(["backlog", "todo"]);
 
@@ -81,7 +84,7 @@ export class TaskRunner {
       });
       const extraTools = [...mcp.tools, ...(await this.platformTools(agent))];
       const gate = approvalGate(db, claimed.runId, config.approval_required ?? []);
-      const runAgent = (messages: ThreadMessage[], resume = false) =>
+      const turn: AgentTurn = (messages, resume = false) =>
         this.options.runtime.run({
           agent: spec,
           scope: `task:${claimed.task.id}`,
@@ -95,53 +98,7 @@ export class TaskRunner {
           signal,
           sink: recorder,
         });
-      let seenUntil: string | null;
-      let result: RunResult;
-      if (claimed.resumed) {
-        seenUntil = await this.commentsSeenUntil(claimed.runId);
-        result = await runAgent([], true);
-      } else {
-        const frame = await buildTaskFrame(db, claimed.task, agent);
-        seenUntil = frame.seenUntil;
-        await this.startIssue(frame.issue, agent);
-        result = await runAgent([frame.message]);
-      }
-      let inputVersion = Number(claimed.task.input_version);
-      let commented = claimed.resumed && (await this.commentedSinceStart(claimed, agent));
-      for (;;) {
-        if (result.heldToolCalls.length > 0) {
-          await recorder.settle();
-          const paused = await pauseForApproval(db, claimed, owner, result.heldToolCalls, {
-            usage: recorder.usageTotals,
-            commentsSeenUntil: seenUntil,
-          });
-          return Array.isArray(paused) ? { kind: "waiting" } : this.notOurs(paused, claimed, owner, recorder);
-        }
-        // Comments that came while it worked (folded triggers) are the run's next input.
-        const fresh = await newComments(db, claimed.task, seenUntil);
-        if (fresh) seenUntil = fresh.seenUntil;
-        commented ||= fresh?.byAgent ?? false;
-        if (fresh?.message) {
-          result = await runAgent([fresh.message]);
-          continue;
-        }
-        // The agent's last answer becomes its comment on the issue, unless the run already commented.
-        if (!commented && result.text.trim() !== "") {
-          await addComment(
-            db,
-            claimed.task.workspace_id,
-            claimed.task.issue_id,
-            { content: result.text },
-            actorOf(agent),
-          );
-          commented = true;
-        }
-        await recorder.settle();
-        const ended = await completeTask(db, claimed, owner, inputVersion, recorder);
-        if (ended === "succeeded") return { kind: "succeeded" };
-        if (ended !== "more_input") return this.notOurs(ended, claimed, owner, recorder);
-        inputVersion = await this.inputVersion(claimed.task.id);
-      }
+      return await this.work(claimed, owner, agent, turn, recorder);
     } catch (error) {
       if (signal.aborted) return this.stop(signal.reason as StopReason, claimed, owner, recorder);
       await recorder.settle();
@@ -151,6 +108,61 @@ export class TaskRunner {
       return ended === "failed" ? { kind: "failed" } : this.notOurs(ended, claimed, owner, recorder);
     } finally {
       await mcp.close();
+    }
+  }
+
+  /**
+   * The run from its first model call (or its resumption) to its end: comments that arrive meanwhile are its next
+   * input, held tool calls make it wait for approval, and its last answer becomes the agent's comment.
+   */
+  private async work(
+    claimed: ClaimedTask,
+    owner: string,
+    agent: Agent,
+    turn: AgentTurn,
+    recorder: RunRecorder,
+  ): Promise<RunEnd> {
+    const { db } = this.options;
+    let seenUntil: string | null;
+    let result: RunResult;
+    if (claimed.resumed) {
+      seenUntil = await this.commentsSeenUntil(claimed.runId);
+      result = await turn([], true);
+    } else {
+      const frame = await buildTaskFrame(db, claimed.task, agent);
+      seenUntil = frame.seenUntil;
+      await this.startIssue(frame.issue, agent);
+      result = await turn([frame.message]);
+    }
+    let inputVersion = Number(claimed.task.input_version);
+    let commented = claimed.resumed && (await this.commentedSinceStart(claimed, agent));
+    for (;;) {
+      if (result.heldToolCalls.length > 0) {
+        await recorder.settle();
+        const paused = await pauseForApproval(db, claimed, owner, result.heldToolCalls, {
+          usage: recorder.usageTotals,
+          commentsSeenUntil: seenUntil,
+        });
+        return Array.isArray(paused) ? { kind: "waiting" } : this.notOurs(paused, claimed, owner, recorder);
+      }
+      const fresh = await newComments(db, claimed.task, seenUntil);
+      if (fresh) seenUntil = fresh.seenUntil;
+      commented ||= fresh?.byAgent ?? false;
+      if (fresh?.message) {
+        result = await turn([fresh.message]);
+        continue;
+      }
+      if (!commented && result.text.trim() !== "") {
+        const { workspace_id, issue_id } = claimed.task;
+        await addComment(db, workspace_id, issue_id, { content: result.text }, actorOf(agent));
+        commented = true;
+      }
+      await recorder.settle();
+      const ended = await completeTask(db, claimed, owner, inputVersion, recorder);
+      if (ended === "succeeded") return { kind: "succeeded" };
+      if (ended !== "more_input") return this.notOurs(ended, claimed, owner, recorder);
+      // A trigger folded in between the last look at the comments and the end: look again.
+      inputVersion = await this.inputVersion(claimed.task.id);
     }
   }
 

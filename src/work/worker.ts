@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { Db } from "../db/index.ts";
-import { type ClaimedTask, claimNextTask, recoverExpiredLeases, renewLease } from "./queue.ts";
+import { type ClaimedTask, claimNextTask, recoverExpiredLeases, renewLease } from "./leases.ts";
 import type { WorkSignals } from "./signals.ts";
 import type { RunEnd, StopReason, TaskRunner } from "./task-run.ts";
 
