@@ -1,6 +1,7 @@
 // A run's AG-UI events as stored: numbered from 1 in the order they happened, each kept as the event's JSON in the
 // official dialect (UPPER_SNAKE `type`, camelCase fields), exactly what `runs/{id}/events` sends.
-import type { Db } from "../db/index.ts";
+import { sql } from "kysely";
+import { type Db, isPostgres } from "../db/index.ts";
 import { now } from "../db/values.ts";
 import { announce } from "./signals.ts";
 
@@ -26,6 +27,19 @@ export async function lastEventSeq(db: Db, runId: string): Promise<number> {
     .where("run_id", "=", runId)
     .executeTakeFirst();
   return Number(row?.seq ?? 0);
+}
+
+/**
+ * Stores events of a run in progress, as it streams. On PostgreSQL without waiting for the disk: the events are a log
+ * to watch, a crash may lose the last few of a run that the crash ends anyway, and every later durable commit (the
+ * run's own end, its task's state) makes them durable too, WAL being written in order.
+ */
+export async function streamRunEvents(db: Db, runId: string, afterSeq: number, events: RunEvent[]): Promise<number> {
+  if (!isPostgres(db)) return storeRunEvents(db, runId, afterSeq, events);
+  return db.transaction().execute(async (trx) => {
+    await sql`set local synchronous_commit to off`.execute(trx);
+    return storeRunEvents(trx, runId, afterSeq, events);
+  });
 }
 
 /** Stores `events` after event number `afterSeq`; the caller is the run's only writer at the time. */

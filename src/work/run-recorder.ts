@@ -6,7 +6,7 @@ import type { Usage } from "../agents/model.ts";
 import type { RunSink } from "../agents/run-types.ts";
 import { type OfficialEvent, OfficialEventSink } from "../agui/events.ts";
 import type { Db } from "../db/index.ts";
-import { type RunEvent, storeRunEvents } from "./run-events.ts";
+import { type RunEvent, streamRunEvents } from "./run-events.ts";
 
 /** How long events wait to be written with the ones after them. */
 const BATCH_MS = 20;
@@ -125,7 +125,7 @@ export class RunRecorder implements RunSink {
   private async write(batch: RunEvent[]): Promise<void> {
     if (this.discarded) return;
     try {
-      this.seq = await storeRunEvents(this.db, this.runId, this.seq, batch);
+      this.seq = await streamRunEvents(this.db, this.runId, this.seq, batch);
     } catch (error) {
       // A run whose agent was deleted meanwhile has nowhere to write; the run itself notices and stops.
       this.log.warn(
