@@ -1,6 +1,6 @@
 // Agents of a workspace: the records the agent runtime runs (model, instructions, tools) and their live status.
 import type { z } from "zod";
-import { hasRole, type Membership, type Role } from "../../auth/membership.ts";
+import { hasRole, type Membership } from "../../auth/membership.ts";
 import type { Db } from "../../db/index.ts";
 import type { AgentsTable } from "../../db/schema.ts";
 import { fromJson, newId, now, toJson } from "../../db/values.ts";
@@ -9,7 +9,10 @@ import * as work from "../../work/triggers.ts";
 import type { Actor } from "../access.ts";
 import { diffFields, recordActivity } from "../activity/record.ts";
 import { getInWorkspace, requireActorInWorkspace } from "../references.ts";
-import type { AgentStatus, agentSchema, CreateAgentInput, McpServerConfig, UpdateAgentPatch } from "./schemas.ts";
+import { type AgentChecks, checkStdioServers, checkTools } from "./checks.ts";
+import type { AgentStatus, agentSchema, CreateAgentInput, UpdateAgentPatch } from "./schemas.ts";
+
+export type { AgentChecks, ToolNameCheck } from "./checks.ts";
 
 export type Agent = z.infer<typeof agentSchema>;
 
@@ -36,53 +39,6 @@ export async function listAgents(
   if (filter.status && filter.status.length > 0) query = query.where("status", "in", filter.status);
   const rows = await query.orderBy("created_at").orderBy("id").limit(page.limit).offset(page.offset).execute();
   return rows.map(toAgent);
-}
-
-/**
- * Whether `name` is a tool an agent of this workspace can be given: the registry has it as the workspace sees it,
- * or it is one the agent will bring itself (its own ask_<agent> tool).
- */
-export type ToolNameCheck = (
-  name: string,
-  scope: { workspaceId: string; userId: string; agentName: string },
-) => Promise<boolean>;
-
-/** What creating or changing an agent checks beyond its schema; unset checks nothing (services called directly). */
-export interface AgentChecks {
-  isKnownTool?: ToolNameCheck;
-  /** The caller's role: a stdio MCP server runs a command on this host, so only admins configure one. */
-  role?: Role;
-}
-
-async function checkTools(
-  names: string[] | undefined,
-  checks: AgentChecks,
-  scope: { workspaceId: string; userId: string; agentName: string },
-): Promise<void> {
-  if (!names || !checks.isKnownTool) return;
-  for (const [index, name] of names.entries()) {
-    if (!(await checks.isKnownTool(name, scope))) {
-      throw invalid(["body", "tools", String(index)], `Unknown tool: ${name} (not in this workspace's tool registry)`);
-    }
-  }
-}
-
-const stdioServers = (runtimeConfig: Record<string, unknown> | null | undefined) =>
-  JSON.stringify(
-    ((runtimeConfig?.mcp_servers as McpServerConfig[] | undefined) ?? []).filter(
-      (server) => server.command !== undefined,
-    ),
-  );
-
-function checkStdioServers(
-  before: Record<string, unknown> | null,
-  after: Record<string, unknown> | null | undefined,
-  checks: AgentChecks,
-): void {
-  if (after === undefined || checks.role === undefined || hasRole(checks.role, "admin")) return;
-  if (stdioServers(after) !== stdioServers(before)) {
-    throw forbidden("Only an admin may configure a stdio MCP server (a command run on the server)");
-  }
 }
 
 export async function createAgent(
