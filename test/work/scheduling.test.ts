@@ -55,7 +55,7 @@ describe.each(testDialects)("scheduling (%s)", (dialect) => {
     const pair = await createAgent(f, { name: "Two at a time", max_concurrent_tasks: 2 });
     const single = await createAgent(f, { name: "Another" });
     const third = await createAgent(f, { name: "A third" });
-    const issues = [];
+    const issues: { id: string }[] = [];
     for (const agent of [pair, pair, single, third]) {
       issues.push(
         await createIssue(f, { title: `Hold ${issues.length} ${HOLD}`, assignee_type: "agent", assignee_id: agent.id }),
