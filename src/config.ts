@@ -80,6 +80,18 @@ const envSchema = z.object({
   EVENTS_KEEPALIVE_MS: positiveWholeNumber("milliseconds", 15_000),
   WEBHOOK_TIMEOUT_MS: positiveWholeNumber("milliseconds", 10_000),
   WEBHOOK_ALLOW_PRIVATE: bool,
+  // Agents at work (tasks)
+  AGENT_WORKERS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int({ message: "must be a whole number" }).min(0).max(1000).default(8),
+  ),
+  TASK_MAX_ATTEMPTS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int({ message: "must be a whole number" }).min(1).max(100).default(3),
+  ),
+  TASK_LEASE_MS: positiveWholeNumber("milliseconds", 30_000),
+  TASK_RETRY_BASE_MS: positiveWholeNumber("milliseconds", 2_000),
+  MCP_CONNECT_TIMEOUT_MS: positiveWholeNumber("milliseconds", 10_000),
   // Voice-call server
   VENDOR_API_KEY: optionalString,
   VENDOR_REALTIME_URL: z.preprocess(
@@ -133,6 +145,18 @@ export interface Config {
     webhookTimeoutMs: number;
     /** Webhooks may target private, loopback and link-local addresses, over plain http too (tests, intranets). */
     webhookAllowPrivate: boolean;
+  };
+  work: {
+    /** Tasks this process runs at once (0: this process runs none, only serves the API). */
+    workers: number;
+    /** Runs per task at most: failures outside the agent are retried until then. */
+    maxAttempts: number;
+    /** How long a claimed task stays ours without renewal; a dead process's task is taken up after it. */
+    leaseMs: number;
+    /** First retry delay; each further retry waits twice as long. */
+    retryBaseMs: number;
+    /** How long an agent's MCP server may take to connect before the run fails. */
+    mcpConnectTimeoutMs: number;
   };
   voice: {
     vendorApiKey: string | undefined;
@@ -190,6 +214,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       keepAliveMs: vars.EVENTS_KEEPALIVE_MS,
       webhookTimeoutMs: vars.WEBHOOK_TIMEOUT_MS,
       webhookAllowPrivate: vars.WEBHOOK_ALLOW_PRIVATE ?? false,
+    },
+    work: {
+      workers: vars.AGENT_WORKERS,
+      maxAttempts: vars.TASK_MAX_ATTEMPTS,
+      leaseMs: vars.TASK_LEASE_MS,
+      retryBaseMs: vars.TASK_RETRY_BASE_MS,
+      mcpConnectTimeoutMs: vars.MCP_CONNECT_TIMEOUT_MS,
     },
     voice: {
       vendorApiKey: vars.VENDOR_API_KEY,

@@ -9,6 +9,7 @@ import {
   serializerCompiler,
   validatorCompiler,
 } from "fastify-type-provider-zod";
+import { registryToolNameCheck } from "./agents/tools.ts";
 import { aguiRoutes } from "./agui/routes.ts";
 import { DEFAULT_BCRYPT_ROUNDS } from "./auth/passwords.ts";
 import { DEFAULT_LOGIN_RATE_LIMIT, LoginRateLimiter, type LoginRateLimitOptions } from "./auth/rate-limit.ts";
@@ -22,6 +23,7 @@ import { listensOnLoopbackOnly, originIsLoopback } from "./http/loopback.ts";
 import { mcpRoutes } from "./mcp/index.ts";
 import { platformRoutes } from "./platform/index.ts";
 import type { ToolRegistry } from "./tools/registry.ts";
+import { workPlugin } from "./work/index.ts";
 
 export const VERSION = "0.1.0";
 const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -96,6 +98,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     loginLimiter: new LoginRateLimiter(options.loginRateLimit ?? DEFAULT_LOGIN_RATE_LIMIT),
     passwordRounds: options.passwordRounds ?? DEFAULT_BCRYPT_ROUNDS,
     isDev: config.isDev,
+    isKnownTool: registryToolNameCheck(tools),
   });
   await app.register(eventsPlugin, {
     prefix: "/api/v1",
@@ -110,6 +113,15 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     tuning: options.events,
   });
   await app.register(mcpRoutes, { tools, authenticator, db, isDev: config.isDev, version: VERSION, ...options.mcp });
+  await app.register(workPlugin, {
+    db,
+    databaseUrl: config.databaseUrl,
+    authenticator,
+    runtime,
+    tools,
+    modelSettings: config.agent,
+    settings: config.work,
+  });
   await app.register(aguiRoutes, {
     db,
     authenticator,

@@ -51,6 +51,11 @@ describe("config", () => {
       VENDOR_REALTIME_DIALECT: "v2",
       AGENT_MODEL: "gpt-4o",
       OPENAI_BASE_URL: "not a url",
+      AGENT_WORKERS: "-1",
+      TASK_MAX_ATTEMPTS: "0",
+      TASK_LEASE_MS: "soon",
+      TASK_RETRY_BASE_MS: "1.5",
+      MCP_CONNECT_TIMEOUT_MS: "0",
     };
     for (const [variable, value] of Object.entries(cases)) {
       const message = configError({ [variable]: value });
@@ -90,5 +95,17 @@ describe("config", () => {
     expect(configError({ EVENTS_KEEPALIVE_MS: "0" })).toBe(
       "Invalid configuration: EVENTS_KEEPALIVE_MS must be a positive number of milliseconds",
     );
+  });
+
+  it("reads the task settings, with defaults for a fresh machine", () => {
+    expect(loadConfig({}).work).toEqual({
+      workers: 8,
+      maxAttempts: 3,
+      leaseMs: 30_000,
+      retryBaseMs: 2_000,
+      mcpConnectTimeoutMs: 10_000,
+    });
+    const config = loadConfig({ AGENT_WORKERS: "0", TASK_MAX_ATTEMPTS: "5", TASK_LEASE_MS: "1500" });
+    expect(config.work).toMatchObject({ workers: 0, maxAttempts: 5, leaseMs: 1_500 });
   });
 });

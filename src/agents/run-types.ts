@@ -1,4 +1,5 @@
-// What a run is told and what it tells: the sink its events go to, and how it can fail.
+// What a run is told and what it tells: the sink its events go to, the gate its tool calls pass, and how it can fail.
+import type { ToolCallRecord, Usage } from "./model.ts";
 
 /** Receives a run as it happens; each method is called in the order of the official AG-UI rules. */
 export interface RunSink {
@@ -9,7 +10,18 @@ export interface RunSink {
   toolCallArgs(toolCallId: string, delta: string): void;
   toolCallEnd(toolCallId: string): void;
   toolCallResult(messageId: string, toolCallId: string, content: string): void;
+  /** What one model call used, once it is over (sinks that keep a run's totals). */
+  usage?(usage: Usage): void;
 }
+
+/**
+ * What happens to a tool call the model made: it runs, it is answered without running (e.g. a person said no), or
+ * it is held: the run stops with the call unanswered in its stored thread, to be settled when the run resumes.
+ */
+export type ToolGateDecision = { action: "run" } | { action: "answer"; content: string } | { action: "hold" };
+
+/** Asked before each tool call of a run (approvals); without a gate every call runs. */
+export type ToolGate = (call: ToolCallRecord) => Promise<ToolGateDecision>;
 
 export const SILENT_SINK: RunSink = {
   textStart() {},

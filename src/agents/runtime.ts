@@ -8,11 +8,18 @@ import type { AgentStatusTracker } from "./agent-status.ts";
 import type { PlatformAgent } from "./agent-store.ts";
 import type { ModelClient, ModelSettings, ToolCallRecord, ToolSpec, Usage } from "./model.ts";
 import { createModelClient } from "./models.ts";
-import { RunAbortedError, RunError, type RunSink, SILENT_SINK } from "./run-types.ts";
-import { appendMessages, modelReadyHistory, openThread, type ThreadMessage, unseenMessages } from "./threads.ts";
+import { RunAbortedError, RunError, type RunSink, SILENT_SINK, type ToolGate } from "./run-types.ts";
+import {
+  appendMessages,
+  modelReadyHistory,
+  openThread,
+  type Thread,
+  type ThreadMessage,
+  unseenMessages,
+} from "./threads.ts";
 import { streamTurn } from "./turn.ts";
 
-export { RunAbortedError, RunError, type RunSink } from "./run-types.ts";
+export { RunAbortedError, RunError, type RunSink, type ToolGate, type ToolGateDecision } from "./run-types.ts";
 
 /** An agent ready to run: a platform agent, or the default one (no id) with every custom tool. */
 export interface AgentSpec {
@@ -38,6 +45,14 @@ export interface RunRequest {
   sink: RunSink;
   /** How many runs this one is nested in (ask_<agent> calls); 0 for a top-level run. */
   depth?: number;
+  /** Tools offered besides the agent's own (a task run's platform tools and MCP server tools); theirs win a clash. */
+  extraTools?: Tool[];
+  /** Asked before each tool call runs; it may hold calls (approvals), which ends the run until it resumes. */
+  gate?: ToolGate;
+  /** The stored thread ends with held tool calls: settle them through the gate before the next model call. */
+  resume?: boolean;
+  /** False when the caller keeps the agent's status itself (the task worker, from the tasks table). */
+  managesAgentStatus?: boolean;
 }
 
 export interface RunResult {
@@ -46,6 +61,8 @@ export interface RunResult {
   usage: Usage;
   /** Client tool calls left for the client to answer. */
   pendingToolCallIds: string[];
+  /** Tool calls the gate held: the run stopped before them and resumes once they are settled. */
+  heldToolCalls: ToolCallRecord[];
 }
 
 export interface AgentRuntimeOptions {
@@ -87,7 +104,8 @@ export class AgentRuntime {
       ...(platform ? { workspaceId: platform.workspace_id, agentId: platform.id } : {}),
       signal: request.signal,
     };
-    if (platform) await this.options.status.runStarted(platform);
+    const tracksStatus = platform !== undefined && request.managesAgentStatus !== false;
+    if (tracksStatus) await this.options.status.runStarted(platform);
     let failed = false;
     try {
       const model = createModelClient(agent.model, this.options.settings);
@@ -97,7 +115,7 @@ export class AgentRuntime {
       failed = !(error instanceof RunAbortedError);
       throw error;
     } finally {
-      if (platform) await this.options.status.runEnded(platform, failed);
+      if (tracksStatus) await this.options.status.runEnded(platform, failed);
     }
   }
 
@@ -123,7 +141,7 @@ export class AgentRuntime {
   private async loop(request: RunRequest, model: ModelClient, toolContext: ToolContext): Promise<RunResult> {
     const { agent, sink, signal } = request;
     const { db, settings } = this.options;
-    const tools = await this.toolsOf(agent, toolContext);
+    const tools = await this.toolsOf(agent, toolContext, request.extraTools ?? []);
     const toolSpecs: ToolSpec[] = tools.map((tool) => ({
       name: tool.name,
       description: tool.description,
@@ -143,6 +161,12 @@ export class AgentRuntime {
     const thread = await openThread(db, request.scope, request.threadId, agent.platform?.id ?? null);
     await appendMessages(db, thread, unseenMessages(thread, request.messages));
     const usage: Required<Usage> = { inputTokens: 0, outputTokens: 0 };
+    const calls = { serverTools, toolContext, request };
+
+    if (request.resume) {
+      const held = await this.settle(unansweredCalls(thread.messages), calls, thread);
+      if (held.length > 0) return { text: "", usage, pendingToolCallIds: [], heldToolCalls: held };
+    }
 
     for (let step = 1; ; step++) {
       if (step > settings.maxSteps) {
@@ -163,6 +187,7 @@ export class AgentRuntime {
       });
       usage.inputTokens += turn.usage?.inputTokens ?? 0;
       usage.outputTokens += turn.usage?.outputTokens ?? 0;
+      if (turn.usage) sink.usage?.(turn.usage);
       const assistant: ThreadMessage = {
         id: messageId,
         message: turn.toolCalls.length
@@ -170,22 +195,55 @@ export class AgentRuntime {
           : { role: "assistant", content: turn.text },
       };
       await appendMessages(db, thread, [assistant]);
-      if (turn.toolCalls.length === 0) return { text: turn.text, usage, pendingToolCallIds: [] };
+      if (turn.toolCalls.length === 0) return { text: turn.text, usage, pendingToolCallIds: [], heldToolCalls: [] };
 
       const pending = turn.toolCalls.filter((call) => clientToolNames.has(call.name));
       const ours = turn.toolCalls.filter((call) => !clientToolNames.has(call.name));
-      const results = await Promise.all(
-        ours.map(async (call): Promise<ThreadMessage> => {
-          const content = await this.runTool(serverTools.get(call.name), call, toolContext);
-          const resultId = newId();
-          if (!signal.aborted) sink.toolCallResult(resultId, call.id, content);
-          return { id: resultId, message: { role: "tool", content, toolCallId: call.id } };
-        }),
-      );
-      if (signal.aborted) throw new RunAbortedError();
-      await appendMessages(db, thread, results);
-      if (pending.length > 0) return { text: turn.text, usage, pendingToolCallIds: pending.map((call) => call.id) };
+      const held = await this.settle(ours, calls, thread);
+      if (held.length > 0 || pending.length > 0) {
+        return { text: turn.text, usage, pendingToolCallIds: pending.map((call) => call.id), heldToolCalls: held };
+      }
     }
+  }
+
+  /**
+   * Runs the calls (or answers them as the gate says) and stores their results; returns the calls the gate held,
+   * which stay unanswered in the thread.
+   */
+  private async settle(
+    toolCalls: ToolCallRecord[],
+    {
+      serverTools,
+      toolContext,
+      request,
+    }: { serverTools: Map<string, Tool>; toolContext: ToolContext; request: RunRequest },
+    thread: Thread,
+  ): Promise<ToolCallRecord[]> {
+    const { sink, signal, gate } = request;
+    const held: ToolCallRecord[] = [];
+    const results = await Promise.all(
+      toolCalls.map(async (call): Promise<ThreadMessage | undefined> => {
+        const decision = gate ? await gate(call) : ({ action: "run" } as const);
+        if (decision.action === "hold") {
+          held.push(call);
+          return undefined;
+        }
+        const content =
+          decision.action === "answer"
+            ? decision.content
+            : await this.runTool(serverTools.get(call.name), call, toolContext);
+        const resultId = newId();
+        if (!signal.aborted) sink.toolCallResult(resultId, call.id, content);
+        return { id: resultId, message: { role: "tool", content, toolCallId: call.id } };
+      }),
+    );
+    if (signal.aborted) throw new RunAbortedError();
+    await appendMessages(
+      this.options.db,
+      thread,
+      results.filter((result): result is ThreadMessage => result !== undefined),
+    );
+    return held;
   }
 
   /** The result text for the model; every failure becomes a result saying so, never an exception. */
@@ -198,11 +256,30 @@ export class AgentRuntime {
     return typeof outcome.value === "string" ? outcome.value : JSON.stringify(outcome.value ?? null);
   }
 
-  /** A platform agent's tools are the registry tools it names; the default agent gets every custom tool. */
-  private async toolsOf(agent: AgentSpec, toolContext: ToolContext): Promise<Tool[]> {
+  /**
+   * A platform agent's tools are the registry tools it names; the default agent gets every custom tool. Extra tools
+   * of the run come first, so they win a name clash.
+   */
+  private async toolsOf(agent: AgentSpec, toolContext: ToolContext, extraTools: Tool[]): Promise<Tool[]> {
     const { tools } = this.options;
-    if (!agent.platform) return tools.list({}); // workspace-scoped sources show nothing here
+    if (!agent.platform) return [...extraTools, ...(await tools.list({}))]; // workspace-scoped sources show nothing
     const found = await Promise.all(agent.platform.tools.map((name) => tools.find(name, toolContext)));
-    return found.filter((tool): tool is Tool => tool !== undefined);
+    const own = found.filter((tool): tool is Tool => tool !== undefined);
+    if (extraTools.length === 0) return own;
+    const extraNames = new Set(extraTools.map((tool) => tool.name));
+    return [...extraTools, ...own.filter((tool) => !extraNames.has(tool.name))];
   }
+}
+
+/** The tool calls of the thread's last assistant message that have no result yet (held by a gate). */
+function unansweredCalls(messages: ThreadMessage[]): ToolCallRecord[] {
+  const answered = new Set<string>();
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const { message } = messages[index]!;
+    if (message.role === "tool") answered.add(message.toolCallId);
+    else if (message.role === "assistant") {
+      return (message.toolCalls ?? []).filter((call) => !answered.has(call.id));
+    } else return [];
+  }
+  return [];
 }

@@ -1,6 +1,8 @@
 // Agent tools for the registry (workspace scope): ask_<agent_name_slug> runs that platform agent, list_agents lists them.
 import { randomUUID } from "node:crypto";
 import type { Db } from "../db/index.ts";
+import type { ToolNameCheck } from "../platform/agents/service.ts";
+import type { ToolInvoker } from "../tools/invoker.ts";
 import type { Tool, ToolContext, ToolSource } from "../tools/registry.ts";
 import { listWorkspaceAgents, type PlatformAgent } from "./agent-store.ts";
 import type { AgentRuntime } from "./runtime.ts";
@@ -16,6 +18,16 @@ function agentSlug(name: string): string {
   return slug || "agent";
 }
 
+/**
+ * Agents may name a tool the registry has for their workspace, or their own ask_<agent> tool (which exists once they
+ * do; names shared with other agents get a suffix only later, so the plain name is what an agent can name upfront).
+ */
+export function registryToolNameCheck(tools: ToolInvoker): ToolNameCheck {
+  return async (name, { workspaceId, userId, agentName }) =>
+    name === `ask_${agentSlug(agentName).slice(0, 48)}` ||
+    (await tools.find(name, { workspaceId, userId })) !== undefined;
+}
+
 /** `list_agents` and one `ask_<agent>` per agent of the caller's workspace (read when asked: agents change). */
 export function agentToolSource(db: Db, runtime: AgentRuntime): ToolSource {
   return {
@@ -24,7 +36,18 @@ export function agentToolSource(db: Db, runtime: AgentRuntime): ToolSource {
       if (!workspaceId) return [];
       const agents = await listWorkspaceAgents(db, workspaceId);
       const names = askToolNames(agents);
-      return [listAgentsTool(agents, names), ...agents.map((agent) => askTool(runtime, agent, names.get(agent.id)!))];
+      return [
+        listAgentsTool(async () => agents),
+        ...agents.map((agent) => askTool(runtime, agent, names.get(agent.id)!)),
+      ];
+    },
+    // Found without listing the agents: list_agents reads them when it runs, other names are not ours.
+    async find(name: string, toolContext: ToolContext): Promise<Tool | undefined> {
+      const workspaceId = toolContext.workspaceId;
+      if (!workspaceId) return undefined;
+      if (name === "list_agents") return listAgentsTool(() => listWorkspaceAgents(db, workspaceId));
+      if (!name.startsWith("ask_")) return undefined;
+      return (await this.list(toolContext)).find((tool) => tool.name === name);
     },
   };
 }
@@ -45,20 +68,23 @@ export function askToolNames(agents: PlatformAgent[]): Map<string, string> {
   return names;
 }
 
-function listAgentsTool(agents: PlatformAgent[], names: Map<string, string>): Tool {
+function listAgentsTool(readAgents: () => Promise<PlatformAgent[]>): Tool {
   return {
     name: "list_agents",
     description: "List the agents of this workspace, with the ask_<agent> tool that talks to each.",
     inputSchema: { type: "object", properties: {} },
-    run: async () =>
-      agents.map((agent) => ({
+    run: async () => {
+      const agents = await readAgents();
+      const names = askToolNames(agents);
+      return agents.map((agent) => ({
         id: agent.id,
         name: agent.name,
         description: agent.description,
         status: agent.status,
         model: agent.model,
         tool: names.get(agent.id),
-      })),
+      }));
+    },
   };
 }
 

@@ -2,6 +2,7 @@
 // expects) or the seed's lower-case ones, same camelCase fields. Frames are written directly (`event:` + `data:`,
 // LF only): @ag-ui/encoder writes no `event:` line, and a text delta must cost little more than its JSON.
 import {
+  type CustomEvent,
   EventType,
   type RunErrorEvent,
   type RunFinishedEvent,
@@ -18,7 +19,7 @@ import type { EventNaming } from "./request.ts";
 
 type Fields<E> = Omit<E, "type">;
 
-const OFFICIAL = {
+export const OFFICIAL = {
   runStarted: EventType.RUN_STARTED,
   runFinished: EventType.RUN_FINISHED,
   runError: EventType.RUN_ERROR,
@@ -32,6 +33,68 @@ const OFFICIAL = {
 } as const;
 
 type Names = Record<keyof typeof OFFICIAL, string>;
+
+/** One server-sent event frame; `id` numbers it for `Last-Event-ID` (stored run streams). */
+export function sseFrame(name: string, json: string, id?: number): string {
+  return `${id === undefined ? "" : `id: ${id}\n`}event: ${name}\ndata: ${json}\n\n`;
+}
+
+/** An event of the official dialect as an object (`type` + camelCase fields), for sinks that keep events. */
+export type OfficialEvent = { type: string } & Record<string, unknown>;
+
+/**
+ * A run told as official AG-UI event objects, one call of `emit` per event (the task worker stores them; the
+ * /agui stream writes frames straight away with SseRunWriter below). Same names and fields as SseRunWriter's.
+ */
+export class OfficialEventSink implements RunSink {
+  constructor(private readonly emit: (event: OfficialEvent) => void) {}
+
+  runStarted(fields: Fields<RunStartedEvent>): void {
+    this.emit({ type: OFFICIAL.runStarted, ...fields });
+  }
+
+  runFinished(fields: Fields<RunFinishedEvent>): void {
+    this.emit({ type: OFFICIAL.runFinished, ...fields });
+  }
+
+  runError(fields: Fields<RunErrorEvent>): void {
+    this.emit({ type: OFFICIAL.runError, ...fields });
+  }
+
+  custom(fields: Fields<CustomEvent>): void {
+    this.emit({ type: EventType.CUSTOM, ...fields });
+  }
+
+  textStart(messageId: string): void {
+    this.emit({ type: OFFICIAL.textStart, messageId, role: "assistant" } satisfies Fields<TextMessageStartEvent> & {
+      type: string;
+    });
+  }
+
+  textDelta(messageId: string, delta: string): void {
+    this.emit({ type: OFFICIAL.textContent, messageId, delta });
+  }
+
+  textEnd(messageId: string): void {
+    this.emit({ type: OFFICIAL.textEnd, messageId });
+  }
+
+  toolCallStart(toolCallId: string, toolCallName: string, parentMessageId: string): void {
+    this.emit({ type: OFFICIAL.toolStart, toolCallId, toolCallName, parentMessageId });
+  }
+
+  toolCallArgs(toolCallId: string, delta: string): void {
+    this.emit({ type: OFFICIAL.toolArgs, toolCallId, delta });
+  }
+
+  toolCallEnd(toolCallId: string): void {
+    this.emit({ type: OFFICIAL.toolEnd, toolCallId });
+  }
+
+  toolCallResult(messageId: string, toolCallId: string, content: string): void {
+    this.emit({ type: OFFICIAL.toolResult, messageId, toolCallId, content, role: "tool" });
+  }
+}
 
 const NAMES: Record<EventNaming, Names> = {
   "ag-ui": OFFICIAL,
@@ -128,7 +191,7 @@ export class SseRunWriter implements RunSink {
   }
 
   private event(name: string, fields: object): void {
-    this.push(`event: ${name}\ndata: ${JSON.stringify({ type: name, ...fields })}\n\n`);
+    this.push(sseFrame(name, JSON.stringify({ type: name, ...fields })));
   }
 
   private push(frame: string): void {

@@ -3,7 +3,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import SqliteDatabase from "better-sqlite3";
-import { Kysely, type SqliteDatabase as KyselySqlite, PostgresDialect, SqliteDialect } from "kysely";
+import { Kysely, type SqliteDatabase as KyselySqlite, PostgresAdapter, PostgresDialect, SqliteDialect } from "kysely";
 import pg from "pg";
 import type { Database } from "./schema.ts";
 
@@ -67,6 +67,9 @@ function openPostgres(url: string, maxConnections: number): DatabaseHandle {
   const location = url.replace(/\/\/([^:/@]+):[^@]*@/, "//$1:***@");
   return { db, dialect: "postgres", location, close: () => db.destroy() };
 }
+
+/** True when `db` (or a transaction of it) runs on PostgreSQL: for the few statements only PostgreSQL has. */
+export const isPostgres = (db: Db): boolean => db.getExecutor().adapter instanceof PostgresAdapter;
 
 const UNIQUE_CODES = new Set(["23505", "SQLITE_CONSTRAINT_UNIQUE", "SQLITE_CONSTRAINT_PRIMARYKEY"]);
 

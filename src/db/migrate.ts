@@ -3,14 +3,15 @@ import type { Db } from "./index.ts";
 import * as init from "./migrations/0001_init.ts";
 import * as issueListVersion from "./migrations/0002_issue_list_version.ts";
 import * as events from "./migrations/0004_events.ts";
+import * as work from "./migrations/0005_work.ts";
 
 // Listed here rather than read from disk so migrations work the same under tsx, a bundle or a test runner.
 // Migrations never change once landed: add a new numbered file instead.
 const migrations: Record<string, Migration> = {
   "0001_init": init,
   "0002_issue_list_version": issueListVersion,
-  // 0003 and 0005 are taken by work landing on other branches.
   "0004_events": events,
+  "0005_work": work,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

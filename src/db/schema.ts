@@ -245,6 +245,78 @@ export interface WebhookDeliveriesTable {
   finished_at: string | null;
 }
 
+/** One unit of work for one agent on one issue: the queue, claimed with a lease. */
+export interface TasksTable {
+  id: string;
+  workspace_id: string;
+  agent_id: string;
+  issue_id: string;
+  trigger: string;
+  comment_id: string | null;
+  status: string;
+  attempt: number;
+  /** Null until first claimed: the claiming process's TASK_MAX_ATTEMPTS. */
+  max_attempts: number | null;
+  error: string | null;
+  /** The task's current (or last) run. */
+  run_id: string | null;
+  /** Bumped by every trigger folded into the open task, so a run about to finish notices new input. */
+  input_version: number;
+  /** 1 once every approval the run waits for is decided: the next claim resumes `run_id`. */
+  resume: number;
+  /** Not claimable before this time (retry backoff). */
+  available_at: string;
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+export interface RunsTable {
+  id: string;
+  workspace_id: string;
+  task_id: string;
+  agent_id: string;
+  issue_id: string;
+  status: string;
+  model: string;
+  input_tokens: number;
+  output_tokens: number;
+  error: string | null;
+  /** The newest comment of the issue the run has been shown. */
+  comments_seen_until: string | null;
+  started_at: string;
+  finished_at: string | null;
+}
+
+/** A run's AG-UI events in order; `data` is the event's JSON, `type` included. */
+export interface RunEventsTable {
+  run_id: string;
+  seq: number;
+  type: string;
+  data: string;
+  created_at: string;
+}
+
+export interface ApprovalsTable {
+  id: string;
+  workspace_id: string;
+  task_id: string;
+  run_id: string;
+  agent_id: string;
+  issue_id: string;
+  tool_call_id: string;
+  tool_name: string;
+  arguments: string; // JSON
+  status: string;
+  decided_by: string | null;
+  comment: string | null;
+  created_at: string;
+  decided_at: string | null;
+}
+
 export interface Database {
   users: UsersTable;
   workspaces: WorkspacesTable;
@@ -266,4 +338,8 @@ export interface Database {
   events: EventsTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  tasks: TasksTable;
+  runs: RunsTable;
+  run_events: RunEventsTable;
+  approvals: ApprovalsTable;
 }

@@ -5,6 +5,7 @@ import { requireAuthentication, requireWorkspaceRole } from "./access.ts";
 import { type AccountOptions, accountRoutes } from "./accounts/routes.ts";
 import { activityRoutes } from "./activity/routes.ts";
 import { agentRoutes } from "./agents/routes.ts";
+import type { ToolNameCheck } from "./agents/service.ts";
 import { apiKeyRoutes } from "./api-keys/routes.ts";
 import { commentRoutes } from "./comments/routes.ts";
 import { dependencyRoutes } from "./dependencies/routes.ts";
@@ -16,10 +17,12 @@ import { workspaceCollectionRoutes, workspaceRoutes } from "./workspaces/routes.
 
 export interface PlatformOptions extends AccountOptions {
   dialect: SqlDialect;
+  /** Agents may name only tools this says exist. */
+  isKnownTool: ToolNameCheck;
 }
 
 export async function platformRoutes(app: FastifyInstance, options: PlatformOptions): Promise<void> {
-  const { db, dialect, authenticator, tokens, loginLimiter, passwordRounds, isDev } = options;
+  const { db, dialect, authenticator, tokens, loginLimiter, passwordRounds, isDev, isKnownTool } = options;
   await app.register(accountRoutes, { db, tokens, authenticator, loginLimiter, passwordRounds, isDev });
   await app.register(async (authenticated) => {
     requireAuthentication(authenticated, authenticator);
@@ -34,12 +37,12 @@ export async function platformRoutes(app: FastifyInstance, options: PlatformOpti
           commentRoutes,
           labelRoutes,
           dependencyRoutes,
-          agentRoutes,
           activityRoutes,
           apiKeyRoutes,
         ])
           await workspace.register(routes, { db });
         await workspace.register(issueRoutes, { db, dialect });
+        await workspace.register(agentRoutes, { db, isKnownTool });
       },
       { prefix: "/workspaces/:ws_id" },
     );

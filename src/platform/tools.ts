@@ -14,7 +14,7 @@ import { idField } from "./fields.ts";
 import { listIssues } from "./issues/list.ts";
 import { createIssueBody, issueListQuery, updateIssueBody } from "./issues/schemas.ts";
 import { createIssue, getIssue, updateIssue } from "./issues/service.ts";
-import { listLabels } from "./labels/service.ts";
+import { linkLabel, listLabels } from "./labels/service.ts";
 import { pageQuery } from "./pagination.ts";
 import { listProjects } from "./projects/service.ts";
 
@@ -77,6 +77,15 @@ const definitions: PlatformTool[] = [
   platformTool("list_labels", "List the labels of this workspace.", pageQuery, async (db, scope, args) => ({
     labels: await listLabels(db, scope.workspaceId, args),
   })),
+  platformTool(
+    "label_issue",
+    "Put a label of this workspace (see list_labels) on an issue; putting one it already has changes nothing.",
+    z.object({ issue_id: issueId, label_id: idField.describe("The label's id") }),
+    async (db, scope, args) => {
+      await linkLabel(db, scope.workspaceId, args.issue_id, args.label_id, scope.actor);
+      return { issue_id: args.issue_id, label_id: args.label_id, linked: true };
+    },
+  ),
 ];
 
 /** A service's refusal (404, 422…) as the tool error the caller reads, naming the field for a validation error. */

@@ -29,6 +29,8 @@ export interface RecordedRequest {
   body: any;
   /** True once the client closed the connection before the response ended. */
   abortedByClient: boolean;
+  /** performance.now() when the request had arrived whole (latency figures). */
+  receivedAt: number;
   /** Resolves when the response is over, either way. */
   done: Promise<void>;
 }
@@ -37,6 +39,7 @@ export class TestModelServer {
   readonly requests: RecordedRequest[] = [];
   private readonly queue: ModelScript[] = [];
   private fallback: ModelScript = { text: "Hello from the test model." };
+  private router: ((body: any) => ModelScript | undefined) | undefined;
   private readonly server: Server;
   private readonly open = new Set<ServerResponse>();
   private baseUrl = "";
@@ -55,6 +58,7 @@ export class TestModelServer {
           headers: req.headers,
           body: safeJson(raw),
           abortedByClient: false,
+          receivedAt: performance.now(),
           done: new Promise<void>((resolve) => {
             markDone = resolve;
           }),
@@ -71,7 +75,7 @@ export class TestModelServer {
           res.end(JSON.stringify({ error: { message: "not found", type: "invalid_request_error" } }));
           return;
         }
-        void this.respond(this.queue.shift() ?? this.fallback, record, res);
+        void this.respond(this.router?.(record.body) ?? this.queue.shift() ?? this.fallback, record, res);
       });
     });
   }
@@ -95,6 +99,12 @@ export class TestModelServer {
 
   setDefault(script: ModelScript): this {
     this.fallback = script;
+    return this;
+  }
+
+  /** Answers by what was asked: the script `route` returns wins over the queue (undefined: queue, then default). */
+  routeBy(route: ((body: any) => ModelScript | undefined) | undefined): this {
+    this.router = route;
     return this;
   }
 

@@ -11,6 +11,15 @@ import {
 } from "../helpers/app.ts";
 import { testDialects } from "../helpers/databases.ts";
 import { PAGE_LIMITS, pageThrough } from "../helpers/page-through.ts";
+import { registryWith } from "../helpers/registry.ts";
+
+/** Agents may name only registered tools: these two custom ones, besides the platform's own (create_issue…). */
+const customTool = (name: string) => ({
+  name,
+  description: `The ${name} tool`,
+  inputSchema: { type: "object" as const, properties: {} },
+  run: async () => name,
+});
 
 const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}$/;
 
@@ -23,7 +32,7 @@ describe.each(testDialects)("agents (%s)", (dialect) => {
   const agents = () => `workspaces/${ws.workspaceId}/agents/`;
 
   beforeAll(async () => {
-    t = await startTestApp(dialect);
+    t = await startTestApp(dialect, { registry: registryWith(customTool("web_search"), customTool("a")) });
     ws = await createWorkspaceWithRoles(t.api);
     secondMember = await registerUser(t.api, "member2");
     await t.api.post(

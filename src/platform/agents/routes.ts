@@ -5,12 +5,15 @@ import type { Db } from "../../db/index.ts";
 import { actorOf } from "../access.ts";
 import { workspaceParams } from "../workspaces/schemas.ts";
 import { agentListQuery, agentParams, agentSchema, createAgentBody, updateAgentBody } from "./schemas.ts";
-import { createAgent, deleteAgent, getAgent, listAgents, updateAgent } from "./service.ts";
+import { createAgent, deleteAgent, getAgent, listAgents, type ToolNameCheck, updateAgent } from "./service.ts";
 
 const tags = ["agents"];
 
 /** Registered under `/workspaces/:ws_id`, inside the membership guard. */
-export async function agentRoutes(app: FastifyInstance, { db }: { db: Db }): Promise<void> {
+export async function agentRoutes(
+  app: FastifyInstance,
+  { db, isKnownTool }: { db: Db; isKnownTool?: ToolNameCheck },
+): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
   routes.post(
@@ -24,8 +27,10 @@ export async function agentRoutes(app: FastifyInstance, { db }: { db: Db }): Pro
         response: { 201: agentSchema },
       },
     },
-    async (request, reply) =>
-      reply.code(201).send(await createAgent(db, request.params.ws_id, request.body, actorOf(request))),
+    async (request, reply) => {
+      const checks = { isKnownTool, role: request.membership.role };
+      return reply.code(201).send(await createAgent(db, request.params.ws_id, request.body, actorOf(request), checks));
+    },
   );
 
   routes.get(
@@ -62,7 +67,8 @@ export async function agentRoutes(app: FastifyInstance, { db }: { db: Db }): Pro
         response: { 200: agentSchema },
       },
     },
-    async (request) => updateAgent(db, request.membership, request.params.agent_id, request.body, actorOf(request)),
+    async (request) =>
+      updateAgent(db, request.membership, request.params.agent_id, request.body, actorOf(request), { isKnownTool }),
   );
 
   routes.delete(

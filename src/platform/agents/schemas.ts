@@ -19,7 +19,43 @@ const tools = z
   .max(200)
   .refine((names) => new Set(names).size === names.length, { message: "Tool names must not repeat" });
 
-const runtimeConfig = z.record(z.string(), z.unknown());
+const mcpServerName = text(32)
+  .min(1)
+  .regex(/^[A-Za-z0-9_-]+$/, { message: "MCP server names are letters, digits, _ and -" });
+
+/** An MCP server whose tools the agent's task runs get: Streamable HTTP (or legacy SSE) at `url`, or stdio `command`. */
+export const mcpServerSchema = z
+  .object({
+    name: mcpServerName,
+    url: z.url({ protocol: /^https?$/, message: "Must be an http(s) URL" }).optional(),
+    headers: z.record(text(200), text(8000)).optional(),
+    command: text(1000).min(1).optional(),
+    args: z.array(text(10_000)).max(100).optional(),
+    env: z.record(text(200), text(10_000)).optional(),
+  })
+  .refine((server) => (server.url === undefined) !== (server.command === undefined), {
+    message: "Give url (Streamable HTTP or SSE) or command (stdio): one of the two",
+    path: ["url"],
+  });
+export type McpServerConfig = z.infer<typeof mcpServerSchema>;
+
+/**
+ * Free-form settings, of which the agent runtime reads `mcp_servers` and `approval_required` (tool names, or "*"
+ * for every tool): those are checked, anything else is kept as it is.
+ */
+export const runtimeConfigSchema = z
+  .object({
+    mcp_servers: z
+      .array(mcpServerSchema)
+      .max(20)
+      .refine((servers) => new Set(servers.map((server) => server.name)).size === servers.length, {
+        message: "MCP server names must not repeat",
+      })
+      .optional(),
+    approval_required: z.array(text(200).min(1)).max(200).optional(),
+  })
+  .catchall(z.unknown());
+const runtimeConfig = runtimeConfigSchema;
 const maxConcurrentTasks = z.number().int().min(1).max(100);
 const ownerId = text(100).min(1);
 
@@ -34,7 +70,7 @@ export const agentSchema = z
     tools: z.array(z.string()),
     status: agentStatusSchema,
     runtime_mode: runtimeModeSchema,
-    runtime_config: runtimeConfig,
+    runtime_config: z.record(z.string(), z.unknown()),
     max_concurrent_tasks: z.number().int(),
     owner_type: actorTypeSchema.nullable(),
     owner_id: z.string().nullable(),

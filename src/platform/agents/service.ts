@@ -5,10 +5,14 @@ import type { Db } from "../../db/index.ts";
 import type { AgentsTable } from "../../db/schema.ts";
 import { fromJson, newId, now, toJson } from "../../db/values.ts";
 import { conflict, forbidden, invalid } from "../../http/errors.ts";
+import * as work from "../../work/triggers.ts";
 import type { Actor } from "../access.ts";
 import { diffFields, recordActivity } from "../activity/record.ts";
 import { getInWorkspace, requireActorInWorkspace } from "../references.ts";
+import { type AgentChecks, checkStdioServers, checkTools } from "./checks.ts";
 import type { AgentStatus, agentSchema, CreateAgentInput, UpdateAgentPatch } from "./schemas.ts";
+
+export type { AgentChecks, ToolNameCheck } from "./checks.ts";
 
 export type Agent = z.infer<typeof agentSchema>;
 
@@ -37,7 +41,15 @@ export async function listAgents(
   return rows.map(toAgent);
 }
 
-export async function createAgent(db: Db, workspaceId: string, input: CreateAgentInput, actor: Actor): Promise<Agent> {
+export async function createAgent(
+  db: Db,
+  workspaceId: string,
+  input: CreateAgentInput,
+  actor: Actor,
+  checks: AgentChecks = {},
+): Promise<Agent> {
+  checkStdioServers(null, input.runtime_config, checks);
+  await checkTools(input.tools, checks, { workspaceId, userId: actor.id, agentName: input.name });
   const owner =
     input.owner_type !== undefined && input.owner_id !== undefined
       ? { type: input.owner_type, id: input.owner_id }
@@ -87,10 +99,22 @@ export async function updateAgent(
   agentId: string,
   patch: UpdateAgentPatch,
   actor: Actor,
+  checks: AgentChecks = {},
 ): Promise<Agent> {
+  if (patch.tools !== undefined && checks.isKnownTool) {
+    // Outside the transaction: the registry reads the database itself (SQLite has one connection).
+    const current = await getAgent(db, by.workspaceId, agentId);
+    requireManager(current, by);
+    await checkTools(patch.tools, checks, {
+      workspaceId: by.workspaceId,
+      userId: by.userId,
+      agentName: patch.name ?? current.name,
+    });
+  }
   return db.transaction().execute(async (trx) => {
     const before = await getAgent(trx, by.workspaceId, agentId);
     requireManager(before, by);
+    checkStdioServers(before.runtime_config, patch.runtime_config, { ...checks, role: by.role });
     if (patch.owner_type && patch.owner_id) {
       if (patch.owner_type === "agent" && patch.owner_id === agentId) {
         throw invalid(["body", "owner_id"], "An agent cannot own itself");
@@ -133,6 +157,8 @@ export async function deleteAgent(db: Db, by: Membership, agentId: string, actor
   await db.transaction().execute(async (trx) => {
     const agent = await getAgent(trx, by.workspaceId, agentId);
     requireManager(agent, by);
+    // Its tasks go with it; running ones are told to stop first.
+    const announceWork = await work.agentDeleted(trx, { agentId, actor });
     await trx.deleteFrom("agents").where("id", "=", agentId).execute();
     await trx
       .updateTable("agents")
@@ -149,7 +175,44 @@ export async function deleteAgent(db: Db, by: Membership, agentId: string, actor
       action: "agent.deleted",
       details: { name: agent.name },
     });
+    await announceWork();
   });
+}
+
+/**
+ * Inside `trx`: moves the agent to `status` unless it is there already, recording `agent.status_changed`.
+ * Returns false when nothing changed (same status, no such agent, or the status changed under us).
+ */
+export async function changeAgentStatus(
+  trx: Db,
+  workspaceId: string,
+  agentId: string,
+  status: AgentStatus,
+  actor: Actor,
+): Promise<boolean> {
+  const before = await trx
+    .selectFrom("agents")
+    .select("status")
+    .where("workspace_id", "=", workspaceId)
+    .where("id", "=", agentId)
+    .executeTakeFirst();
+  if (!before || before.status === status) return false;
+  const result = await trx
+    .updateTable("agents")
+    .set({ status, updated_at: now() })
+    .where("id", "=", agentId)
+    .where("status", "=", before.status)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) return false;
+  await recordActivity(trx, {
+    workspaceId,
+    entityType: "agent",
+    entityId: agentId,
+    actor,
+    action: "agent.status_changed",
+    details: { from: before.status, to: status },
+  });
+  return true;
 }
 
 /**

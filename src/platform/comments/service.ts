@@ -3,6 +3,7 @@ import type { Db } from "../../db/index.ts";
 import type { CommentsTable } from "../../db/schema.ts";
 import { isId, newId, now } from "../../db/values.ts";
 import { forbidden, notFound } from "../../http/errors.ts";
+import * as work from "../../work/triggers.ts";
 import type { Actor } from "../access.ts";
 import { recordActivity } from "../activity/record.ts";
 import type { ActorType } from "../fields.ts";
@@ -67,6 +68,14 @@ export async function addComment(
       updated_at: at,
     };
     await trx.insertInto("comments").values(row).execute();
+    const announceWork = await work.commentAdded(trx, {
+      workspaceId,
+      issueId: issue.id,
+      commentId: row.id,
+      content: row.content,
+      author: actor,
+      assignee: { type: issue.assignee_type, id: issue.assignee_id },
+    });
     await recordActivity(trx, {
       workspaceId,
       entityType: "comment",
@@ -76,6 +85,7 @@ export async function addComment(
       action: "comment.created",
       details: { identifier: issue.identifier, ...(row.parent_id && { parent_id: row.parent_id }) },
     });
+    await announceWork();
     return toComment(row);
   });
 }

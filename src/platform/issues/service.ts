@@ -4,6 +4,7 @@ import type { Db } from "../../db/index.ts";
 import type { IssuesTable } from "../../db/schema.ts";
 import { isId, newId, now, toJson } from "../../db/values.ts";
 import { forbidden, invalid, notFound } from "../../http/errors.ts";
+import * as work from "../../work/triggers.ts";
 import type { Actor } from "../access.ts";
 import { diffFields, recordActivity } from "../activity/record.ts";
 import { getProject } from "../projects/service.ts";
@@ -82,6 +83,13 @@ export async function createIssue(db: Db, workspaceId: string, body: CreateIssue
     };
     await trx.insertInto("issues").values(row).execute();
     const issue = toIssue({ ...row, issue_prefix: counter.issue_prefix });
+    const announceWork = await work.assigneeChanged(trx, {
+      workspaceId,
+      issueId: issue.id,
+      before: null,
+      after: assignee,
+      actor,
+    });
     await recordActivity(trx, {
       workspaceId,
       entityType: "issue",
@@ -91,6 +99,7 @@ export async function createIssue(db: Db, workspaceId: string, body: CreateIssue
       action: "issue.created",
       details: { title: issue.title, identifier: issue.identifier },
     });
+    await announceWork();
     return issue;
   });
 }
@@ -140,6 +149,13 @@ export async function updateIssue(
       })
       .where("id", "=", before.id)
       .execute();
+    const announceWork = await work.assigneeChanged(trx, {
+      workspaceId,
+      issueId: before.id,
+      before: { type: before.assignee_type, id: before.assignee_id },
+      after: assignee,
+      actor,
+    });
     await recordActivity(trx, {
       workspaceId,
       entityType: "issue",
@@ -149,6 +165,7 @@ export async function updateIssue(
       action: "issue.updated",
       details: { identifier: before.identifier, changes },
     });
+    await announceWork();
     return { ...before, ...next, updated_at };
   });
 }
@@ -180,6 +197,7 @@ export async function deleteIssue(
       .where((eb) => eb.or([eb("issue_id", "=", issue.id), eb("depends_on_issue_id", "=", issue.id)]))
       .execute();
     await trx.deleteFrom("issues").where("id", "=", issue.id).execute();
+    const announceWork = await work.issueDeleted(trx, { issueId: issue.id, actor });
     await recordActivity(trx, {
       workspaceId,
       entityType: "issue",
@@ -189,5 +207,6 @@ export async function deleteIssue(
       action: "issue.deleted",
       details: { title: issue.title, identifier: issue.identifier },
     });
+    await announceWork();
   });
 }

@@ -1,0 +1,220 @@
+// npm run bench -- work
+// Agents at work against the model double (running in this process, so its clock is ours), side by side in one run:
+// 1. pickup latency on an idle server: an issue's assignment → the first model request of its task, p50/p99
+//    (target p99 < 50 ms), timed from the PATCH being sent (so it includes the assignment's own request) and, as a
+//    lower bound, from its answer;
+// 2. 1,000 tasks over 20 agents queued at once (issues assigned while no process works, then a server starts):
+//    every task succeeds, each run exactly once, and the throughput (first task started → last task finished, by the
+//    tasks' own times) beside the same 1,000 runs started directly through the agent runtime, AGENT_WORKERS at once
+//    (bench/support/work-direct.ts; target ≥ 0.8). Twice: with a model double that answers like a fast hosted model
+//    (20 words, 10 ms apart: about 0.2 s a call, where real models take seconds) — the target's figure — and with one
+//    that answers all at once, where the worker's own cost per task (queue, statuses, issue update, comment, stored
+//    events) is all there is to see.
+// The server under test is the real one (bench/support/platform-server.ts builds it as `serve` does), on SQLite, or on
+// PostgreSQL with `npm run bench -- work postgres` (the server TEST_DATABASE_URL names).
+import { spawn } from "node:child_process";
+import { createTestDatabase } from "../test/helpers/databases.ts";
+import { TestModelServer } from "../test/helpers/model-server.ts";
+import { startChild } from "./support/processes.ts";
+
+const PICKUP_SAMPLES = 100;
+const TASKS = 1000;
+const AGENTS = 20;
+const ASSIGN_CONCURRENCY = 50;
+const ANSWER =
+  "Triaged: this belongs to the frontend team, priority medium, and the steps to reproduce are clear enough.";
+const MODELS = {
+  "fast hosted model (20 words, 10 ms apart)": { text: ANSWER, chunkDelayMs: 10 },
+  "instant model (the whole answer at once)": { text: ANSWER },
+} as const;
+
+const dialect = process.argv[3] === "postgres" ? "postgres" : "sqlite";
+
+async function json(method: string, url: string, token?: string, body?: unknown): Promise<any> {
+  const response = await fetch(url, {
+    method,
+    headers: { "content-type": "application/json", ...(token && { authorization: `Bearer ${token}` }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${await response.text()}`);
+  return response.status === 204 ? undefined : response.json();
+}
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+};
+const ms = (value: number) => `${value.toFixed(1)} ms`;
+const sleep = (delay: number) => new Promise((resolve) => setTimeout(resolve, delay));
+
+/** A workspace with `AGENTS` agents and `count` unassigned issues. */
+async function seed(base: string, count: number) {
+  const { token } = await json("POST", `${base}/api/v1/auth/register`, undefined, {
+    email: `work-bench-${Date.now()}-${Math.random()}@example.com`,
+    password: "benchmark password",
+  });
+  const ws = (await json("POST", `${base}/api/v1/workspaces/`, token, { name: "Work bench" })).id;
+  const api = `${base}/api/v1/workspaces/${ws}`;
+  const agents: string[] = [];
+  for (let index = 0; index < AGENTS; index++) {
+    agents.push((await json("POST", `${api}/agents/`, token, { name: `Agent ${index}` })).id);
+  }
+  const issues: string[] = [];
+  for (let start = 0; start < count; start += 50) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(50, count - start) }, (_, offset) =>
+        json("POST", `${api}/issues/`, token, { title: `Task ${start + offset}`, description: "Please triage." }),
+      ),
+    );
+    issues.push(...batch.map((issue) => issue.id));
+  }
+  return { token, api, agents, issues };
+}
+
+/** Resolves when no task is queued, running or waiting; returns every task. */
+async function allTasksEnded(api: string, token: string, expected: number): Promise<any[]> {
+  for (;;) {
+    const open = await json("GET", `${api}/tasks?status=queued,running,waiting_approval&limit=1`, token);
+    if (open.length === 0) {
+      const tasks: any[] = [];
+      for (let offset = 0; ; offset += 200) {
+        const page = await json("GET", `${api}/tasks?limit=200&offset=${offset}`, token);
+        tasks.push(...page);
+        if (page.length < 200) break;
+      }
+      if (tasks.length >= expected) return tasks;
+    }
+    await sleep(50);
+  }
+}
+
+async function pickupLatency(model: TestModelServer, base: string) {
+  const { token, api, agents, issues } = await seed(base, PICKUP_SAMPLES + 5);
+  const fromSent: number[] = [];
+  const fromAnswered: number[] = [];
+  for (const [index, issueId] of issues.entries()) {
+    model.reset();
+    const sent = performance.now();
+    await json("PATCH", `${api}/issues/${issueId}`, token, {
+      assignee_type: "agent",
+      assignee_id: agents[index % AGENTS],
+    });
+    const answered = performance.now();
+    while (model.requests.length === 0) await sleep(1);
+    const received = model.requests[0]!.receivedAt;
+    // The first few warm the server up (JIT, statement cache, connections).
+    if (index >= 5) {
+      fromSent.push(received - sent);
+      fromAnswered.push(received - answered);
+    }
+    await allTasksEnded(api, token, index + 1);
+  }
+  return { fromSent, fromAnswered };
+}
+
+/** Queues TASKS tasks with no worker running (AGENT_WORKERS=0), then lets a server with workers drain them. */
+async function throughputOfTasks(model: TestModelServer, databaseUrl: string) {
+  const queueing = await startChild("bench/support/platform-server.ts", [], {
+    ...serverEnv(databaseUrl),
+    AGENT_WORKERS: "0",
+  });
+  const { token, api: queuedApi, agents, issues } = await seed(queueing.url, TASKS);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: ASSIGN_CONCURRENCY }, async () => {
+      for (let index = next++; index < issues.length; index = next++) {
+        await json("PATCH", `${queuedApi}/issues/${issues[index]}`, token, {
+          assignee_type: "agent",
+          assignee_id: agents[index % AGENTS],
+        });
+      }
+    }),
+  );
+  await queueing.stop();
+  model.reset();
+  const working = await startChild("bench/support/platform-server.ts", [], serverEnv(databaseUrl));
+  const api = queuedApi.replace(queueing.url, working.url);
+  const tasks = await allTasksEnded(api, token, TASKS);
+  await working.stop();
+  const first = Math.min(...tasks.map((task) => Date.parse(`${task.started_at}Z`)));
+  const last = Math.max(...tasks.map((task) => Date.parse(`${task.finished_at}Z`)));
+  const seconds = (last - first) / 1000;
+  const succeeded = tasks.filter((task) => task.status === "succeeded" && task.attempt === 1).length;
+  // Exactly once: one model request per task (each run is one model call), every issue asked about once.
+  const asked = new Set(
+    model.requests.map((request) => /id ([0-9a-f-]{36})\)/.exec(JSON.stringify(request.body))?.[1]),
+  );
+  return { seconds, succeeded, requests: model.requests.length, distinctIssues: asked.size };
+}
+
+function runDirect(env: Record<string, string>): Promise<{ runs: number; seconds: number }> {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "bench/support/work-direct.ts", String(TASKS), String(AGENTS)],
+    {
+      cwd: new URL("..", import.meta.url).pathname,
+      env: { ...process.env, LOG_LEVEL: "warn", ...env },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  let output = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    output += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    child.on("exit", (code) => {
+      if (code !== 0) reject(new Error(`work-direct exited with ${code}`));
+      else resolve(JSON.parse(output.trim().split("\n").at(-1)!));
+    });
+  });
+}
+
+const model = await TestModelServer.start();
+model.setDefault(MODELS["instant model (the whole answer at once)"]);
+const databases = await Promise.all(Array.from({ length: 5 }, () => createTestDatabase(dialect)));
+function serverEnv(url: string) {
+  return { DATABASE_URL: url, OPENAI_BASE_URL: model.url, AGENT_MODEL: "openai/bench-model" };
+}
+try {
+  console.log(`work benchmark on ${dialect}; model double at ${model.url}; AGENT_WORKERS default (8)`);
+
+  const idle = await startChild("bench/support/platform-server.ts", [], serverEnv(databases[0]!.url));
+  const pickup = await pickupLatency(model, idle.url);
+  await idle.stop();
+  const p99 = percentile(pickup.fromSent, 99);
+  console.log(`\npickup latency, assignment → first model request (${pickup.fromSent.length} samples, idle server)`);
+  console.log(
+    `  from the PATCH sent      p50 ${ms(percentile(pickup.fromSent, 50))}  p99 ${ms(p99)}  (target p99 < 50 ms) ${p99 < 50 ? "PASS" : "FAIL"}`,
+  );
+  console.log(
+    `  from the PATCH answered  p50 ${ms(percentile(pickup.fromAnswered, 50))}  p99 ${ms(percentile(pickup.fromAnswered, 99))}`,
+  );
+
+  let verdict = p99 < 50;
+  for (const [index, [name, script]] of Object.entries(MODELS).entries()) {
+    model.setDefault(script);
+    const direct = await runDirect(serverEnv(databases[1 + 2 * index]!.url));
+    const directRate = direct.runs / direct.seconds;
+    const load = await throughputOfTasks(model, databases[2 + 2 * index]!.url);
+    const rate = TASKS / load.seconds;
+    const ratio = rate / directRate;
+    const exactlyOnce = load.succeeded === TASKS && load.requests === TASKS && load.distinctIssues === TASKS;
+    const primary = index === 0;
+    console.log(`\n${TASKS} tasks over ${AGENTS} agents, queued at once; ${name}`);
+    console.log(
+      `  runtime directly  ${direct.runs} runs in ${direct.seconds.toFixed(2)} s = ${directRate.toFixed(0)} runs/s`,
+    );
+    console.log(`  tasks             ${TASKS} tasks in ${load.seconds.toFixed(2)} s = ${rate.toFixed(0)} tasks/s`);
+    console.log(
+      `  succeeded on the first attempt ${load.succeeded}/${TASKS}, model requests ${load.requests}, distinct issues ${load.distinctIssues} ${exactlyOnce ? "PASS" : "FAIL"}`,
+    );
+    console.log(
+      `  tasks/direct ${ratio.toFixed(2)}${primary ? ` (target >= 0.8) ${ratio >= 0.8 ? "PASS" : "FAIL"}` : " (no target: overhead only)"}`,
+    );
+    verdict &&= exactlyOnce && (!primary || ratio >= 0.8);
+  }
+  process.exitCode = verdict ? 0 : 1;
+} finally {
+  await model.close();
+  await Promise.all(databases.map((database) => database.drop()));
+}

@@ -1,0 +1,52 @@
+// What creating or changing an agent checks beyond its schema: the tools it names exist, and who may make it run a
+// command on this host (a stdio MCP server).
+import { hasRole, type Role } from "../../auth/membership.ts";
+import { forbidden, invalid } from "../../http/errors.ts";
+import type { McpServerConfig } from "./schemas.ts";
+
+/**
+ * Whether `name` is a tool an agent of this workspace can be given: the registry has it as the workspace sees it,
+ * or it is one the agent will bring itself (its own ask_<agent> tool).
+ */
+export type ToolNameCheck = (
+  name: string,
+  scope: { workspaceId: string; userId: string; agentName: string },
+) => Promise<boolean>;
+
+/** What creating or changing an agent checks beyond its schema; unset checks nothing (services called directly). */
+export interface AgentChecks {
+  isKnownTool?: ToolNameCheck;
+  /** The caller's role: a stdio MCP server runs a command on this host, so only admins configure one. */
+  role?: Role;
+}
+
+export async function checkTools(
+  names: string[] | undefined,
+  checks: AgentChecks,
+  scope: { workspaceId: string; userId: string; agentName: string },
+): Promise<void> {
+  if (!names || !checks.isKnownTool) return;
+  for (const [index, name] of names.entries()) {
+    if (!(await checks.isKnownTool(name, scope))) {
+      throw invalid(["body", "tools", String(index)], `Unknown tool: ${name} (not in this workspace's tool registry)`);
+    }
+  }
+}
+
+const stdioServers = (runtimeConfig: Record<string, unknown> | null | undefined) =>
+  JSON.stringify(
+    ((runtimeConfig?.mcp_servers as McpServerConfig[] | undefined) ?? []).filter(
+      (server) => server.command !== undefined,
+    ),
+  );
+
+export function checkStdioServers(
+  before: Record<string, unknown> | null,
+  after: Record<string, unknown> | null | undefined,
+  checks: AgentChecks,
+): void {
+  if (after === undefined || checks.role === undefined || hasRole(checks.role, "admin")) return;
+  if (stdioServers(after) !== stdioServers(before)) {
+    throw forbidden("Only an admin may configure a stdio MCP server (a command run on the server)");
+  }
+}

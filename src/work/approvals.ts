@@ -1,0 +1,122 @@
+// Approvals: a person's decision on a tool call a run stopped before. Deciding the last pending one of a run makes its
+// task claimable again; whichever process claims it resumes the run from its stored thread.
+import { type Db, isPostgres } from "../db/index.ts";
+import type { ApprovalsTable } from "../db/schema.ts";
+import { fromJson, isId, now } from "../db/values.ts";
+import { appendEvent } from "../events/outbox.ts";
+import { conflict, notFound } from "../http/errors.ts";
+import type { Actor } from "../platform/access.ts";
+import type { Page } from "../platform/pagination.ts";
+import { appendRunEvents } from "./run-events.ts";
+import type { Approval, ApprovalDecision, ApprovalStatus } from "./schemas.ts";
+import { announce } from "./signals.ts";
+
+export const toApproval = ({ tool_call_id: _call, arguments: args, ...row }: ApprovalsTable): Approval => ({
+  ...row,
+  status: row.status as ApprovalStatus,
+  arguments: fromJson<unknown>(args, null),
+});
+
+export async function getApproval(db: Db, workspaceId: string, approvalId: string): Promise<Approval> {
+  const row = isId(approvalId)
+    ? await db
+        .selectFrom("approvals")
+        .selectAll()
+        .where("workspace_id", "=", workspaceId)
+        .where("id", "=", approvalId)
+        .executeTakeFirst()
+    : undefined;
+  if (!row) throw notFound("Approval");
+  return toApproval(row);
+}
+
+/** Newest first. */
+export async function listApprovals(
+  db: Db,
+  workspaceId: string,
+  filter: { status?: ApprovalStatus[] | undefined },
+  page: Page,
+): Promise<Approval[]> {
+  let query = db.selectFrom("approvals").selectAll().where("workspace_id", "=", workspaceId);
+  if (filter.status?.length) query = query.where("status", "in", filter.status);
+  const rows = await query
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+  return rows.map(toApproval);
+}
+
+/** Any member decides once; a second decision (or one after the task ended) is a 409. */
+export async function decideApproval(
+  db: Db,
+  workspaceId: string,
+  approvalId: string,
+  body: ApprovalDecision,
+  actor: Actor,
+): Promise<Approval> {
+  return db.transaction().execute(async (trx) => {
+    const before = await getApproval(trx, workspaceId, approvalId);
+    // The task row is the lock every writer of this run's waiting state takes: decisions take turns.
+    await trx
+      .selectFrom("tasks")
+      .select("id")
+      .where("id", "=", before.task_id)
+      .$if(isPostgres(trx), (query) => query.forUpdate())
+      .execute();
+    const at = now();
+    const status = body.decision === "approve" ? "approved" : "denied";
+    const comment = body.comment ?? null;
+    const decided = await trx
+      .updateTable("approvals")
+      .set({ status, decided_by: actor.id, comment, decided_at: at })
+      .where("id", "=", before.id)
+      .where("status", "=", "pending")
+      .executeTakeFirst();
+    if (Number(decided.numUpdatedRows) === 0) throw conflict("This approval has already been decided");
+    const approval: Approval = { ...before, status, decided_by: actor.id, comment, decided_at: at };
+    await appendRunEvents(trx, approval.run_id, [{ type: "CUSTOM", name: "approval_decided", value: approval }]);
+    const stillPending = await trx
+      .selectFrom("approvals")
+      .select("id")
+      .where("run_id", "=", approval.run_id)
+      .where("status", "=", "pending")
+      .executeTakeFirst();
+    let resumes = false;
+    if (!stillPending) {
+      const task = await trx
+        .updateTable("tasks")
+        .set({ resume: 1, available_at: at, updated_at: at })
+        .where("id", "=", approval.task_id)
+        .where("status", "=", "waiting_approval")
+        .executeTakeFirst();
+      resumes = Number(task.numUpdatedRows) > 0;
+    }
+    await appendEvent(trx, {
+      workspaceId,
+      type: "approval.decided",
+      entityType: "approval",
+      entityId: approval.id,
+      issueId: approval.issue_id,
+      actor,
+      data: { task_id: approval.task_id, run_id: approval.run_id, status, tool_name: approval.tool_name },
+    });
+    if (resumes) await announce(trx, { kind: "tasks" });
+    return approval;
+  });
+}
+
+/** The decision stored for one tool call of a run, if any. */
+export async function decisionFor(
+  db: Db,
+  runId: string,
+  toolCallId: string,
+): Promise<Pick<ApprovalsTable, "status" | "comment"> | undefined> {
+  return db
+    .selectFrom("approvals")
+    .select(["status", "comment"])
+    .where("run_id", "=", runId)
+    .where("tool_call_id", "=", toolCallId)
+    .executeTakeFirst();
+}

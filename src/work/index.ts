@@ -1,0 +1,62 @@
+// Agents at work: the task queue ⇄ the worker ⇄ the agent runtime, and the API of tasks, runs and approvals.
+// This plugin only wires them: signals (how processes hear of work), the task runner, the worker of this process,
+// the run event streams, and the routes inside the workspace membership guard.
+import type { FastifyInstance } from "fastify";
+import type { ModelSettings } from "../agents/model.ts";
+import type { AgentRuntime } from "../agents/runtime.ts";
+import type { Authenticator } from "../auth/authenticator.ts";
+import type { Config } from "../config.ts";
+import type { Db } from "../db/index.ts";
+import { requireAuthentication, requireWorkspaceRole } from "../platform/access.ts";
+import type { ToolInvoker } from "../tools/invoker.ts";
+import { workRoutes } from "./routes.ts";
+import { RunEventStreams } from "./run-stream.ts";
+import { openWorkSignals } from "./signals.ts";
+import { TaskRunner } from "./task-run.ts";
+import { TaskService } from "./tasks.ts";
+import { Worker } from "./worker.ts";
+
+export interface WorkOptions {
+  db: Db;
+  /** The database URL: on PostgreSQL the worker keeps one listening connection of its own. */
+  databaseUrl: string;
+  authenticator: Authenticator;
+  runtime: AgentRuntime;
+  tools: ToolInvoker;
+  modelSettings: ModelSettings;
+  settings: Config["work"];
+}
+
+export async function workPlugin(app: FastifyInstance, options: WorkOptions): Promise<void> {
+  const { db, settings, modelSettings } = options;
+  const signals = openWorkSignals(db, options.databaseUrl, app.log);
+  await signals.ready;
+  const tasks = new TaskService(db, settings.maxAttempts);
+  const streams = new RunEventStreams(db, signals, modelSettings.keepAliveMs);
+  const runner = new TaskRunner({
+    db,
+    runtime: options.runtime,
+    tools: options.tools,
+    modelSettings,
+    mcpConnectTimeoutMs: settings.mcpConnectTimeoutMs,
+    retryBaseMs: settings.retryBaseMs,
+    log: app.log,
+  });
+  const worker = new Worker(db, signals, runner, { ...settings, defaultModel: modelSettings.defaultModel }, app.log);
+
+  await app.register(
+    async (workspace) => {
+      requireAuthentication(workspace, options.authenticator);
+      requireWorkspaceRole(workspace, db);
+      await workspace.register(workRoutes, { db, tasks, streams });
+    },
+    { prefix: "/api/v1/workspaces/:ws_id" },
+  );
+  app.addHook("onReady", async () => worker.start());
+  // Open run streams would hold the server open: they end, and their clients resume with Last-Event-ID.
+  app.addHook("preClose", async () => streams.closeAll());
+  app.addHook("onClose", async () => {
+    await worker.stop();
+    await signals.close();
+  });
+}

@@ -1,0 +1,261 @@
+// Claiming tasks with a lease, in the database every process shares: SELECT … FOR UPDATE SKIP LOCKED on PostgreSQL,
+// so processes never claim the same task; the lease is renewed while the run lives, and a task whose process stopped
+// renewing it is taken up again.
+import { sql } from "kysely";
+import { type Db, isPostgres } from "../db/index.ts";
+import type { AgentsTable } from "../db/schema.ts";
+import { newId, now, timestampAt } from "../db/values.ts";
+import { appendEvent } from "../events/outbox.ts";
+import { lockAgentWork, runningTaskCount, syncAgentStatus } from "./agent-work-status.ts";
+import type { TaskRow } from "./queue.ts";
+import { appendRunEvents, runErrorEvent } from "./run-events.ts";
+
+export interface ClaimSettings {
+  /** Names this process in `lease_owner`. */
+  owner: string;
+  leaseMs: number;
+  maxAttempts: number;
+  defaultModel: string;
+}
+
+export interface ClaimedTask {
+  task: TaskRow;
+  /** The agent as it was when claimed. */
+  agent: AgentsTable;
+  runId: string;
+  /** When the run started (now, for a new run). */
+  runStartedAt: string;
+  /** True when the claim resumes a run that waited for approvals (same run, same attempt). */
+  resumed: boolean;
+}
+
+/** How many claimable tasks one claim looks at, in case the first ones belong to agents already at their limit. */
+const CANDIDATES = 16;
+
+/**
+ * Claims the next task this process may run: queued (or waiting with every approval decided), available, of an agent
+ * below its `max_concurrent_tasks`; `urgent` issues first, then oldest. Starts its run (or resumes the waiting one)
+ * and sets the agent working, all in one transaction. Undefined when nothing is claimable.
+ */
+export async function claimNextTask(db: Db, settings: ClaimSettings): Promise<ClaimedTask | undefined> {
+  const postgres = isPostgres(db);
+  return db.transaction().execute(async (trx) => {
+    const at = now();
+    let candidates = trx
+      .selectFrom("tasks")
+      .innerJoin("agents", "agents.id", "tasks.agent_id")
+      .leftJoin("issues", "issues.id", "tasks.issue_id")
+      // Running tasks per agent, counted once for the whole query.
+      .leftJoin(
+        (eb) =>
+          eb
+            .selectFrom("tasks as running")
+            .select(["running.agent_id", (inner) => inner.fn.countAll<number>().as("count")])
+            .where("running.status", "=", "running")
+            .groupBy("running.agent_id")
+            .as("busy"),
+        (join) => join.onRef("busy.agent_id", "=", "tasks.agent_id"),
+      )
+      .select(["tasks.id", "tasks.agent_id", "tasks.resume"])
+      .where((eb) =>
+        eb.or([
+          eb("tasks.status", "=", "queued"),
+          eb.and([eb("tasks.status", "=", "waiting_approval"), eb("tasks.resume", "=", 1)]),
+        ]),
+      )
+      .where("tasks.available_at", "<=", at)
+      .where((eb) => eb(eb.fn.coalesce("busy.count", eb.lit(0)), "<", eb.ref("agents.max_concurrent_tasks")))
+      .orderBy(sql`case when issues.priority = 'urgent' then 0 else 1 end`)
+      .orderBy("tasks.created_at")
+      .orderBy("tasks.id")
+      .limit(CANDIDATES);
+    if (postgres) candidates = candidates.forUpdate("tasks").skipLocked();
+    for (const candidate of await candidates.execute()) {
+      // Two processes may both have seen room for the agent: the lock makes the second one count again.
+      await lockAgentWork(trx, candidate.agent_id);
+      const agent = await trx.selectFrom("agents").selectAll().where("id", "=", candidate.agent_id).executeTakeFirst();
+      if (!agent || (await runningTaskCount(trx, agent.id)) >= Number(agent.max_concurrent_tasks)) continue;
+      const resumed = Number(candidate.resume) === 1;
+      const runId = resumed ? undefined : newId();
+      const task = await trx
+        .updateTable("tasks")
+        .set((eb) => ({
+          status: "running",
+          resume: 0,
+          attempt: resumed ? eb.ref("attempt") : eb("attempt", "+", 1),
+          max_attempts: eb.fn.coalesce("max_attempts", eb.val(settings.maxAttempts)),
+          ...(runId && { run_id: runId }),
+          lease_owner: settings.owner,
+          lease_expires_at: timestampAt(Date.now() + settings.leaseMs),
+          started_at: eb.fn.coalesce("started_at", eb.val(at)),
+          updated_at: at,
+        }))
+        .where("id", "=", candidate.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      const model = agent.model || settings.defaultModel;
+      let runStartedAt = at;
+      if (runId) {
+        await trx
+          .insertInto("runs")
+          .values({
+            id: runId,
+            workspace_id: task.workspace_id,
+            task_id: task.id,
+            agent_id: task.agent_id,
+            issue_id: task.issue_id,
+            status: "running",
+            model,
+            input_tokens: 0,
+            output_tokens: 0,
+            error: null,
+            comments_seen_until: null,
+            started_at: at,
+            finished_at: null,
+          })
+          .execute();
+      } else {
+        const run = await trx
+          .updateTable("runs")
+          .set({ status: "running" })
+          .where("id", "=", task.run_id)
+          .returning("started_at")
+          .executeTakeFirst();
+        runStartedAt = run?.started_at ?? at;
+      }
+      await syncAgentStatus(trx, { id: task.agent_id, workspaceId: task.workspace_id });
+      await appendEvent(trx, {
+        workspaceId: task.workspace_id,
+        type: "task.started",
+        entityType: "task",
+        entityId: task.id,
+        issueId: task.issue_id,
+        actor: null,
+        data: { agent_id: task.agent_id, attempt: Number(task.attempt), run_id: task.run_id, resumed },
+      });
+      if (runId) {
+        await appendEvent(trx, {
+          workspaceId: task.workspace_id,
+          type: "run.started",
+          entityType: "run",
+          entityId: runId,
+          issueId: task.issue_id,
+          actor: null,
+          data: { task_id: task.id, agent_id: task.agent_id, model },
+        });
+      }
+      return { task, agent, runId: task.run_id ?? runId!, runStartedAt, resumed };
+    }
+    return undefined;
+  });
+}
+
+export type LeaseState = "held" | "cancelled" | "lost";
+
+/** Extends the lease of a task this process runs; otherwise says why it is no longer ours to run. */
+export async function renewLease(db: Db, taskId: string, owner: string, leaseMs: number): Promise<LeaseState> {
+  const result = await db
+    .updateTable("tasks")
+    .set({ lease_expires_at: timestampAt(Date.now() + leaseMs) })
+    .where("id", "=", taskId)
+    .where("lease_owner", "=", owner)
+    .where("status", "=", "running")
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) > 0) return "held";
+  const task = await db.selectFrom("tasks").select("status").where("id", "=", taskId).executeTakeFirst();
+  return task?.status === "cancelled" ? "cancelled" : "lost";
+}
+
+/** `2^(attempt-1)` times the base delay, at most an hour. */
+export const retryDelayMs = (attempt: number, baseMs: number): number =>
+  Math.min(baseMs * 2 ** Math.max(0, attempt - 1), 3_600_000);
+
+export interface RecoverySettings {
+  retryBaseMs: number;
+}
+
+/**
+ * Takes up the tasks whose process stopped renewing their lease (it died, or hung): the run is closed as failed and
+ * the task retried, or failed once it used its attempts; a task cancelled meanwhile only gets its run closed.
+ * Returns how many it took up.
+ */
+export async function recoverExpiredLeases(db: Db, settings: RecoverySettings): Promise<number> {
+  const postgres = isPostgres(db);
+  let recovered = 0;
+  for (;;) {
+    const done = await db.transaction().execute(async (trx) => {
+      let query = trx
+        .selectFrom("tasks")
+        .selectAll()
+        .where("lease_owner", "is not", null)
+        .where("lease_expires_at", "<", now())
+        .orderBy("lease_expires_at")
+        .limit(1);
+      if (postgres) query = query.forUpdate().skipLocked();
+      const task = await query.executeTakeFirst();
+      if (!task) return true;
+      await recoverTask(trx, task, settings);
+      return false;
+    });
+    if (done) return recovered;
+    recovered++;
+  }
+}
+
+async function recoverTask(trx: Db, task: TaskRow, settings: RecoverySettings): Promise<void> {
+  const at = now();
+  const stillRunning = task.status === "running";
+  const runStatus = stillRunning ? "failed" : "cancelled";
+  const error = stillRunning ? "The process running this task stopped before the run ended" : null;
+  if (task.run_id) {
+    const run = await trx
+      .updateTable("runs")
+      .set({ status: runStatus, error, finished_at: at })
+      .where("id", "=", task.run_id)
+      .where("status", "=", "running")
+      .executeTakeFirst();
+    if (Number(run.numUpdatedRows) > 0) {
+      await appendRunEvents(trx, task.run_id, [
+        stillRunning ? runErrorEvent(error!, "process_stopped") : runErrorEvent("The task was cancelled", "cancelled"),
+      ]);
+    }
+  }
+  const finalFailure = stillRunning && Number(task.attempt) >= Number(task.max_attempts ?? 1);
+  const next = !stillRunning
+    ? {}
+    : finalFailure
+      ? { status: "failed", error, finished_at: at }
+      : {
+          status: "queued",
+          error,
+          available_at: timestampAt(Date.now() + retryDelayMs(Number(task.attempt), settings.retryBaseMs)),
+        };
+  await trx
+    .updateTable("tasks")
+    .set({ ...next, lease_owner: null, lease_expires_at: null, updated_at: at })
+    .where("id", "=", task.id)
+    .execute();
+  await syncAgentStatus(trx, { id: task.agent_id, workspaceId: task.workspace_id }, finalFailure);
+  if (task.run_id) {
+    await appendEvent(trx, {
+      workspaceId: task.workspace_id,
+      type: "run.finished",
+      entityType: "run",
+      entityId: task.run_id,
+      issueId: task.issue_id,
+      actor: null,
+      data: { task_id: task.id, status: runStatus, error },
+    });
+  }
+  if (stillRunning) {
+    await appendEvent(trx, {
+      workspaceId: task.workspace_id,
+      type: finalFailure ? "task.failed" : "task.queued",
+      entityType: "task",
+      entityId: task.id,
+      issueId: task.issue_id,
+      actor: null,
+      data: { agent_id: task.agent_id, attempt: Number(task.attempt), error, retry: !finalFailure },
+    });
+  }
+}

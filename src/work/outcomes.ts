@@ -1,0 +1,325 @@
+// How a claimed task's run ends, each in one transaction that only applies while this process still holds the task's
+// lease: succeeded, failed (retried with backoff while attempts remain), waiting for approvals, stopped by a
+// cancellation, or handed back at shutdown. The agent's status follows in the same transaction.
+import type { ToolCallRecord, Usage } from "../agents/model.ts";
+import { type Db, isPostgres } from "../db/index.ts";
+import { newId, now, timestampAt, toJson } from "../db/values.ts";
+import { appendEvent } from "../events/outbox.ts";
+import { syncAgentStatus } from "./agent-work-status.ts";
+import { toApproval } from "./approvals.ts";
+import { type ClaimedTask, retryDelayMs } from "./leases.ts";
+import { appendRunEvents, runErrorEvent, storeRunEvents } from "./run-events.ts";
+import type { Approval } from "./schemas.ts";
+import { announce } from "./signals.ts";
+
+/** Why an ending did not apply: the task was cancelled, or another process took it over (lease lost). */
+export type NotOurs = "cancelled" | "lost" | "more_input";
+
+/** What the run's recorder knows at its end: the usage so far and the number of its last stored event. */
+export interface RunTally {
+  readonly usageTotals: Required<Usage>;
+  readonly lastSeq: number;
+}
+
+const usageColumns = ({ usageTotals }: RunTally) => ({
+  input_tokens: usageTotals.inputTokens,
+  output_tokens: usageTotals.outputTokens,
+});
+
+/** The task row, locked, if this process still holds it. */
+async function heldTask(trx: Db, claimed: ClaimedTask, owner: string) {
+  const task = await trx
+    .selectFrom("tasks")
+    .selectAll()
+    .where("id", "=", claimed.task.id)
+    .$if(isPostgres(trx), (query) => query.forUpdate())
+    .executeTakeFirst();
+  if (!task || task.status === "cancelled") return "cancelled" as const;
+  if (task.status !== "running" || task.lease_owner !== owner) return "lost" as const;
+  return task;
+}
+
+function runFinishedEvent(claimed: ClaimedTask, status: string, error: string | null) {
+  return {
+    workspaceId: claimed.task.workspace_id,
+    type: "run.finished" as const,
+    entityType: "run" as const,
+    entityId: claimed.runId,
+    issueId: claimed.task.issue_id,
+    actor: null,
+    data: { task_id: claimed.task.id, status, error },
+  };
+}
+
+/** The run ended normally: the task succeeded, unless new input arrived since `inputVersion` (then the run goes on). */
+export async function completeTask(
+  db: Db,
+  claimed: ClaimedTask,
+  owner: string,
+  inputVersion: number,
+  tally: RunTally,
+): Promise<NotOurs | "succeeded"> {
+  return db.transaction().execute(async (trx) => {
+    const at = now();
+    const task = await trx
+      .updateTable("tasks")
+      .set({
+        status: "succeeded",
+        error: null,
+        lease_owner: null,
+        lease_expires_at: null,
+        finished_at: at,
+        updated_at: at,
+      })
+      .where("id", "=", claimed.task.id)
+      .where("status", "=", "running")
+      .where("lease_owner", "=", owner)
+      .where("input_version", "=", inputVersion)
+      .returning(["id", "agent_id", "workspace_id", "issue_id", "attempt"])
+      .executeTakeFirst();
+    if (!task) {
+      const why = await heldTask(trx, claimed, owner);
+      return typeof why === "string" ? why : "more_input";
+    }
+    await trx
+      .updateTable("runs")
+      .set({ status: "succeeded", finished_at: at, ...usageColumns(tally) })
+      .where("id", "=", claimed.runId)
+      .execute();
+    const finished = { type: "RUN_FINISHED", threadId: task.id, runId: claimed.runId };
+    await storeRunEvents(trx, claimed.runId, tally.lastSeq, [finished]);
+    await syncAgentStatus(trx, { id: task.agent_id, workspaceId: task.workspace_id });
+    await appendEvent(trx, runFinishedEvent(claimed, "succeeded", null));
+    await appendEvent(trx, {
+      workspaceId: task.workspace_id,
+      type: "task.succeeded",
+      entityType: "task",
+      entityId: task.id,
+      issueId: task.issue_id,
+      actor: null,
+      data: { agent_id: task.agent_id, attempt: Number(task.attempt), run_id: claimed.runId },
+    });
+    return "succeeded";
+  });
+}
+
+export interface Failure {
+  message: string;
+  /** Travels in the run's RUN_ERROR event. */
+  code: string;
+  /** Failures outside the agent (model API, timeout, an MCP server) are retried while attempts remain. */
+  retryable: boolean;
+}
+
+/** The run failed: the task is queued again after a backoff, or fails for good. Returns the delay, or "failed". */
+export async function failTask(
+  db: Db,
+  claimed: ClaimedTask,
+  owner: string,
+  failure: Failure,
+  tally: RunTally,
+  retryBaseMs: number,
+): Promise<NotOurs | { retryInMs: number } | "failed"> {
+  return db.transaction().execute(async (trx) => {
+    const task = await heldTask(trx, claimed, owner);
+    if (typeof task === "string") return task;
+    const at = now();
+    const attempt = Number(task.attempt);
+    const retry = failure.retryable && attempt < Number(task.max_attempts ?? 1);
+    const retryInMs = retryDelayMs(attempt, retryBaseMs);
+    await trx
+      .updateTable("tasks")
+      .set({
+        ...(retry
+          ? { status: "queued", available_at: timestampAt(Date.now() + retryInMs) }
+          : { status: "failed", finished_at: at }),
+        error: failure.message,
+        lease_owner: null,
+        lease_expires_at: null,
+        updated_at: at,
+      })
+      .where("id", "=", task.id)
+      .execute();
+    await trx
+      .updateTable("runs")
+      .set({ status: "failed", error: failure.message, finished_at: at, ...usageColumns(tally) })
+      .where("id", "=", claimed.runId)
+      .execute();
+    await storeRunEvents(trx, claimed.runId, tally.lastSeq, [runErrorEvent(failure.message, failure.code)]);
+    await syncAgentStatus(trx, { id: task.agent_id, workspaceId: task.workspace_id }, !retry);
+    await appendEvent(trx, runFinishedEvent(claimed, "failed", failure.message));
+    await appendEvent(trx, {
+      workspaceId: task.workspace_id,
+      type: retry ? "task.queued" : "task.failed",
+      entityType: "task",
+      entityId: task.id,
+      issueId: task.issue_id,
+      actor: null,
+      data: { agent_id: task.agent_id, attempt, error: failure.message, retry },
+    });
+    return retry ? { retryInMs } : "failed";
+  });
+}
+
+/** A cancelled task's run has stopped: its record ends as cancelled. */
+export async function closeCancelledRun(db: Db, claimed: ClaimedTask, owner: string, tally: RunTally) {
+  await db.transaction().execute(async (trx) => {
+    const at = now();
+    const run = await trx
+      .updateTable("runs")
+      .set({ status: "cancelled", finished_at: at, ...usageColumns(tally) })
+      .where("id", "=", claimed.runId)
+      .where("status", "=", "running")
+      .executeTakeFirst();
+    if (Number(run.numUpdatedRows) > 0) {
+      await storeRunEvents(trx, claimed.runId, tally.lastSeq, [runErrorEvent("The task was cancelled", "cancelled")]);
+    }
+    await trx
+      .updateTable("tasks")
+      .set({ lease_owner: null, lease_expires_at: null })
+      .where("id", "=", claimed.task.id)
+      .where("lease_owner", "=", owner)
+      .execute();
+    await syncAgentStatus(trx, { id: claimed.task.agent_id, workspaceId: claimed.task.workspace_id });
+    await appendEvent(trx, runFinishedEvent(claimed, "cancelled", null));
+  });
+}
+
+/**
+ * The process shuts down mid-run: the run ends (interrupted) and the task goes back to the queue at once, its attempt
+ * not counted, for this or another process to run again.
+ */
+export async function releaseTask(db: Db, claimed: ClaimedTask, owner: string, tally: RunTally) {
+  const message = "The server shut down during the run; the task was queued again";
+  await db.transaction().execute(async (trx) => {
+    const task = await heldTask(trx, claimed, owner);
+    if (typeof task === "string") return;
+    const at = now();
+    await trx
+      .updateTable("tasks")
+      .set((eb) => ({
+        status: "queued",
+        attempt: eb("attempt", "-", 1),
+        available_at: at,
+        lease_owner: null,
+        lease_expires_at: null,
+        updated_at: at,
+      }))
+      .where("id", "=", task.id)
+      .execute();
+    await trx
+      .updateTable("runs")
+      .set({ status: "failed", error: message, finished_at: at, ...usageColumns(tally) })
+      .where("id", "=", claimed.runId)
+      .execute();
+    await storeRunEvents(trx, claimed.runId, tally.lastSeq, [runErrorEvent(message, "interrupted")]);
+    await syncAgentStatus(trx, { id: task.agent_id, workspaceId: task.workspace_id });
+    await appendEvent(trx, runFinishedEvent(claimed, "failed", message));
+    await appendEvent(trx, {
+      workspaceId: task.workspace_id,
+      type: "task.queued",
+      entityType: "task",
+      entityId: task.id,
+      issueId: task.issue_id,
+      actor: null,
+      data: { agent_id: task.agent_id, reason: "shutdown" },
+    });
+    await announce(trx, { kind: "tasks" });
+  });
+}
+
+/**
+ * The run stopped before tool calls that need a person's approval: one approval per call, the task and run wait, and
+ * the run's stream shows each request. Nothing of this process is held while they wait.
+ */
+export async function pauseForApproval(
+  db: Db,
+  claimed: ClaimedTask,
+  owner: string,
+  calls: ToolCallRecord[],
+  state: { usage: Required<Usage>; commentsSeenUntil: string | null },
+): Promise<NotOurs | Approval[]> {
+  return db.transaction().execute(async (trx) => {
+    const task = await heldTask(trx, claimed, owner);
+    if (typeof task === "string") return task;
+    const at = now();
+    const asked = await trx
+      .selectFrom("approvals")
+      .select("tool_call_id")
+      .where("run_id", "=", claimed.runId)
+      .execute();
+    const askedIds = new Set(asked.map((row) => row.tool_call_id));
+    const rows = calls
+      .filter((call) => !askedIds.has(call.id))
+      .map((call) => ({
+        id: newId(),
+        workspace_id: task.workspace_id,
+        task_id: task.id,
+        run_id: claimed.runId,
+        agent_id: task.agent_id,
+        issue_id: task.issue_id,
+        tool_call_id: call.id,
+        tool_name: call.name,
+        arguments: toJson(parseArguments(call.arguments)),
+        status: "pending",
+        decided_by: null,
+        comment: null,
+        created_at: at,
+        decided_at: null,
+      }));
+    if (rows.length > 0) await trx.insertInto("approvals").values(rows).execute();
+    await trx
+      .updateTable("tasks")
+      .set({ status: "waiting_approval", lease_owner: null, lease_expires_at: null, updated_at: at })
+      .where("id", "=", task.id)
+      .execute();
+    await trx
+      .updateTable("runs")
+      .set({
+        status: "waiting_approval",
+        input_tokens: state.usage.inputTokens,
+        output_tokens: state.usage.outputTokens,
+        comments_seen_until: state.commentsSeenUntil,
+      })
+      .where("id", "=", claimed.runId)
+      .execute();
+    const approvals = rows.map(toApproval);
+    await appendRunEvents(
+      trx,
+      claimed.runId,
+      approvals.map((approval) => ({ type: "CUSTOM", name: "approval_requested", value: approval })),
+    );
+    await syncAgentStatus(trx, { id: task.agent_id, workspaceId: task.workspace_id });
+    await appendEvent(trx, {
+      workspaceId: task.workspace_id,
+      type: "task.waiting_approval",
+      entityType: "task",
+      entityId: task.id,
+      issueId: task.issue_id,
+      actor: null,
+      data: { agent_id: task.agent_id, run_id: claimed.runId, approval_ids: approvals.map((each) => each.id) },
+    });
+    for (const approval of approvals) {
+      await appendEvent(trx, {
+        workspaceId: task.workspace_id,
+        type: "approval.requested",
+        entityType: "approval",
+        entityId: approval.id,
+        issueId: task.issue_id,
+        actor: null,
+        data: { task_id: task.id, run_id: claimed.runId, tool_name: approval.tool_name },
+      });
+    }
+    return approvals;
+  });
+}
+
+/** The model's arguments as JSON when they parse, else the text as it came. */
+function parseArguments(text: string): unknown {
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

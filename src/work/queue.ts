@@ -1,0 +1,191 @@
+// The task queue, in the database every process shares: tasks enter it inside the transaction of the change that
+// triggers them (a trigger for an agent with an open task on the issue joins that task), and leave it cancelled.
+// Claiming and leases are in leases.ts.
+import { sql } from "kysely";
+import type { Db } from "../db/index.ts";
+import type { TasksTable } from "../db/schema.ts";
+import { newId, now } from "../db/values.ts";
+import { appendEvent } from "../events/outbox.ts";
+import type { Actor } from "../platform/access.ts";
+import { recordActivity } from "../platform/activity/record.ts";
+import { appendRunEvents, runErrorEvent } from "./run-events.ts";
+import { OPEN_TASK_STATUSES, type TaskTrigger } from "./schemas.ts";
+import { announce } from "./signals.ts";
+
+export type TaskRow = TasksTable;
+
+/** The predicate of the one-open-task-per-agent-and-issue index, written out so both databases infer that index. */
+const OPEN_TASK = sql<boolean>`status in ('queued', 'running', 'waiting_approval')`;
+
+export interface NewTask {
+  workspaceId: string;
+  agentId: string;
+  issueId: string;
+  trigger: TaskTrigger;
+  commentId: string | null;
+  /** Who made the change that triggered it. */
+  actor: Actor;
+}
+
+/**
+ * Work changes are written in two steps inside the caller's transaction: first every row, then the announcements
+ * (activity entries, work events, signals). Announcing takes the workspace's event lock, held until commit, so a
+ * transaction must not wait for any other lock after it: writes first, announcements last.
+ */
+export type Announce = () => Promise<void>;
+
+export const announceAll = async (announcements: Announce[]): Promise<void> => {
+  for (const announce of announcements) await announce();
+};
+
+/**
+ * Queues a task for the agent on the issue, inside the transaction of the change that triggers it; a task already
+ * open for the two takes the new trigger in instead (its run sees the new input). Atomic with concurrent triggers:
+ * the database's unique index on open tasks decides which insert wins, the others fold into it.
+ */
+export async function enqueueTask(
+  trx: Db,
+  input: NewTask,
+): Promise<{ task: TaskRow; created: boolean; announce: Announce }> {
+  const at = now();
+  const id = newId();
+  const task = await trx
+    .insertInto("tasks")
+    .values({
+      id,
+      workspace_id: input.workspaceId,
+      agent_id: input.agentId,
+      issue_id: input.issueId,
+      trigger: input.trigger,
+      comment_id: input.commentId,
+      status: "queued",
+      attempt: 0,
+      max_attempts: null,
+      error: null,
+      run_id: null,
+      input_version: 0,
+      resume: 0,
+      available_at: at,
+      lease_owner: null,
+      lease_expires_at: null,
+      created_at: at,
+      updated_at: at,
+      started_at: null,
+      finished_at: null,
+    })
+    .onConflict((conflict) =>
+      conflict
+        .columns(["agent_id", "issue_id"])
+        .where(OPEN_TASK)
+        .doUpdateSet((eb) => ({ input_version: eb("tasks.input_version", "+", 1), updated_at: at })),
+    )
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const created = task.id === id;
+  const announceQueued = async () => {
+    if (!created) return;
+    await appendEvent(trx, {
+      workspaceId: task.workspace_id,
+      type: "task.queued",
+      entityType: "task",
+      entityId: task.id,
+      issueId: task.issue_id,
+      actor: input.actor,
+      data: { agent_id: task.agent_id, trigger: task.trigger, comment_id: task.comment_id },
+    });
+    await announce(trx, { kind: "tasks" });
+  };
+  return { task, created, announce: announceQueued };
+}
+
+/**
+ * Cancels the open tasks of an issue (of one agent, or all) inside the caller's transaction: un-assigning the agent,
+ * deleting the issue. Returns the announcements to make after the transaction's other writes.
+ */
+export async function cancelOpenTasks(
+  trx: Db,
+  filter: { issueId?: string; agentId?: string },
+  actor: Actor,
+): Promise<Announce[]> {
+  let query = trx
+    .selectFrom("tasks")
+    .selectAll()
+    .where("status", "in", [...OPEN_TASK_STATUSES]);
+  if (filter.issueId) query = query.where("issue_id", "=", filter.issueId);
+  if (filter.agentId) query = query.where("agent_id", "=", filter.agentId);
+  const announcements: Announce[] = [];
+  for (const task of await query.execute()) {
+    const cancelled = await cancelTask(trx, task, actor);
+    if (cancelled) announcements.push(cancelled);
+  }
+  return announcements;
+}
+
+/**
+ * Cancels one open task inside `trx`; undefined if it had already ended. A running task's process hears it at commit
+ * and stops the run within moments; a waiting one's pending approvals end with it. The activity entry says so.
+ */
+export async function cancelTask(trx: Db, task: TaskRow, actor: Actor): Promise<Announce | undefined> {
+  const at = now();
+  const result = await trx
+    .updateTable("tasks")
+    .set({ status: "cancelled", resume: 0, finished_at: at, updated_at: at })
+    .where("id", "=", task.id)
+    .where("status", "in", [...OPEN_TASK_STATUSES])
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) return undefined;
+  const pending = await trx
+    .selectFrom("approvals")
+    .select("id")
+    .where("task_id", "=", task.id)
+    .where("status", "=", "pending")
+    .execute();
+  if (pending.length > 0) {
+    await trx
+      .updateTable("approvals")
+      .set({ status: "denied", comment: "The task was cancelled", decided_at: at })
+      .where("task_id", "=", task.id)
+      .where("status", "=", "pending")
+      .execute();
+  }
+  // No process holds a waiting run: its record and its stream end here.
+  const closesRun = task.status === "waiting_approval" && task.run_id !== null;
+  if (closesRun) {
+    await trx.updateTable("runs").set({ status: "cancelled", finished_at: at }).where("id", "=", task.run_id).execute();
+    await appendRunEvents(trx, task.run_id!, [runErrorEvent("The task was cancelled", "cancelled")]);
+  }
+  return async () => {
+    await recordActivity(trx, {
+      workspaceId: task.workspace_id,
+      entityType: "task",
+      entityId: task.id,
+      issueId: task.issue_id,
+      actor,
+      action: "task.cancelled",
+      details: { agent_id: task.agent_id, trigger: task.trigger, status_before: task.status },
+    });
+    for (const approval of pending) {
+      await appendEvent(trx, {
+        workspaceId: task.workspace_id,
+        type: "approval.decided",
+        entityType: "approval",
+        entityId: approval.id,
+        issueId: task.issue_id,
+        actor,
+        data: { task_id: task.id, status: "denied", reason: "task_cancelled" },
+      });
+    }
+    if (closesRun) {
+      await appendEvent(trx, {
+        workspaceId: task.workspace_id,
+        type: "run.finished",
+        entityType: "run",
+        entityId: task.run_id!,
+        issueId: task.issue_id,
+        actor,
+        data: { task_id: task.id, status: "cancelled" },
+      });
+    }
+    if (task.status === "running") await announce(trx, { kind: "cancel", taskId: task.id });
+  };
+}

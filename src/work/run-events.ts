@@ -1,0 +1,88 @@
+// A run's AG-UI events as stored: numbered from 1 in the order they happened, each kept as the event's JSON in the
+// official dialect (UPPER_SNAKE `type`, camelCase fields), exactly what `runs/{id}/events` sends.
+import { sql } from "kysely";
+import { type Db, isPostgres } from "../db/index.ts";
+import { now } from "../db/values.ts";
+import { announce } from "./signals.ts";
+
+export interface RunEvent {
+  type: string;
+  [field: string]: unknown;
+}
+
+export interface StoredRunEvent {
+  seq: number;
+  type: string;
+  /** The event's JSON text. */
+  data: string;
+}
+
+/** The events after which a run's stream ends. */
+export const TERMINAL_EVENT_TYPES = new Set(["RUN_FINISHED", "RUN_ERROR"]);
+
+export async function lastEventSeq(db: Db, runId: string): Promise<number> {
+  const row = await db
+    .selectFrom("run_events")
+    .select((eb) => eb.fn.max("seq").as("seq"))
+    .where("run_id", "=", runId)
+    .executeTakeFirst();
+  return Number(row?.seq ?? 0);
+}
+
+/**
+ * Stores events of a run in progress, as it streams. On PostgreSQL without waiting for the disk: the events are a log
+ * to watch, a crash may lose the last few of a run that the crash ends anyway, and every later durable commit (the
+ * run's own end, its task's state) makes them durable too, WAL being written in order.
+ */
+export async function streamRunEvents(db: Db, runId: string, afterSeq: number, events: RunEvent[]): Promise<number> {
+  if (!isPostgres(db)) return storeRunEvents(db, runId, afterSeq, events);
+  return db.transaction().execute(async (trx) => {
+    await sql`set local synchronous_commit to off`.execute(trx);
+    return storeRunEvents(trx, runId, afterSeq, events);
+  });
+}
+
+/** Stores `events` after event number `afterSeq`; the caller is the run's only writer at the time. */
+export async function storeRunEvents(db: Db, runId: string, afterSeq: number, events: RunEvent[]): Promise<number> {
+  if (events.length === 0) return afterSeq;
+  const at = now();
+  let seq = afterSeq;
+  await db
+    .insertInto("run_events")
+    .values(
+      events.map((event) => ({
+        run_id: runId,
+        seq: ++seq,
+        type: event.type,
+        data: JSON.stringify(event),
+        created_at: at,
+      })),
+    )
+    .execute();
+  await announce(db, { kind: "run", runId });
+  return seq;
+}
+
+/**
+ * Appends events to a run no process is writing (one waiting for approval, or whose process died), numbered after
+ * the last stored one. Inside a transaction that holds the run's task row, so two such writers take turns.
+ */
+export async function appendRunEvents(trx: Db, runId: string, events: RunEvent[]): Promise<void> {
+  await storeRunEvents(trx, runId, await lastEventSeq(trx, runId), events);
+}
+
+/** Up to `limit` events after `afterSeq`, in order. */
+export function readRunEvents(db: Db, runId: string, afterSeq: number, limit: number): Promise<StoredRunEvent[]> {
+  return db
+    .selectFrom("run_events")
+    .select(["seq", "type", "data"])
+    .where("run_id", "=", runId)
+    .where("seq", ">", afterSeq)
+    .orderBy("seq")
+    .limit(limit)
+    .execute()
+    .then((rows) => rows.map((row) => ({ ...row, seq: Number(row.seq) })));
+}
+
+/** The RUN_ERROR that ends a run cut short. */
+export const runErrorEvent = (message: string, code: string): RunEvent => ({ type: "RUN_ERROR", message, code });

@@ -1,0 +1,97 @@
+// The shapes of tasks, runs and approvals over HTTP (spec agents-at-work §1-3): validation, types and OpenAPI at once.
+import { z } from "zod";
+import { csvFilter, idField, text } from "../platform/fields.ts";
+import { pageQuery } from "../platform/pagination.ts";
+
+export const OPEN_TASK_STATUSES = ["queued", "running", "waiting_approval"] as const;
+export const TASK_STATUSES = [...OPEN_TASK_STATUSES, "succeeded", "failed", "cancelled"] as const;
+export const TASK_TRIGGERS = ["assigned", "comment", "mention", "manual"] as const;
+export const RUN_STATUSES = ["running", "waiting_approval", "succeeded", "failed", "cancelled"] as const;
+export const APPROVAL_STATUSES = ["pending", "approved", "denied"] as const;
+
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+export type TaskTrigger = (typeof TASK_TRIGGERS)[number];
+export type RunStatus = (typeof RUN_STATUSES)[number];
+export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
+
+const taskStatusSchema = z.enum(TASK_STATUSES);
+const approvalStatusSchema = z.enum(APPROVAL_STATUSES);
+
+export const taskSchema = z
+  .object({
+    id: z.string(),
+    workspace_id: z.string(),
+    agent_id: z.string(),
+    issue_id: z.string(),
+    trigger: z.enum(TASK_TRIGGERS),
+    comment_id: z.string().nullable().describe("The comment that triggered it (comment and mention triggers)"),
+    status: taskStatusSchema,
+    attempt: z.number().int().describe("Runs started so far"),
+    max_attempts: z.number().int(),
+    error: z.string().nullable(),
+    run_id: z.string().nullable().describe("The current, or last, run"),
+    created_at: z.string(),
+    started_at: z.string().nullable(),
+    finished_at: z.string().nullable(),
+  })
+  .meta({ id: "Task" });
+
+export const runSchema = z
+  .object({
+    id: z.string(),
+    task_id: z.string(),
+    agent_id: z.string(),
+    issue_id: z.string(),
+    status: z.enum(RUN_STATUSES),
+    model: z.string(),
+    started_at: z.string(),
+    finished_at: z.string().nullable(),
+    usage: z.object({ input_tokens: z.number().int(), output_tokens: z.number().int() }),
+    error: z.string().nullable(),
+  })
+  .meta({ id: "Run" });
+
+export const approvalSchema = z
+  .object({
+    id: z.string(),
+    workspace_id: z.string(),
+    task_id: z.string(),
+    run_id: z.string(),
+    agent_id: z.string(),
+    issue_id: z.string(),
+    tool_name: z.string(),
+    arguments: z.unknown().describe("The arguments the model gave the tool (parsed JSON, or the text if not JSON)"),
+    status: approvalStatusSchema,
+    decided_by: z.string().nullable().describe("The member who decided; null while pending or when the task ended"),
+    comment: z.string().nullable(),
+    created_at: z.string(),
+    decided_at: z.string().nullable(),
+  })
+  .meta({ id: "Approval" });
+
+export type Task = z.infer<typeof taskSchema>;
+export type Run = z.infer<typeof runSchema>;
+export type Approval = z.infer<typeof approvalSchema>;
+
+export const taskListQuery = pageQuery.extend({
+  status: csvFilter(taskStatusSchema).describe(`Comma-separated, any of: ${TASK_STATUSES.join(", ")}`),
+  agent_id: csvFilter(idField).describe("Comma-separated agent ids"),
+  issue_id: csvFilter(idField).describe("Comma-separated issue ids"),
+});
+export type TaskListQuery = z.infer<typeof taskListQuery>;
+
+export const approvalListQuery = pageQuery.extend({
+  status: csvFilter(approvalStatusSchema).describe(`Comma-separated, any of: ${APPROVAL_STATUSES.join(", ")}`),
+});
+
+export const createTaskBody = z.object({ agent_id: idField.describe("An agent of this workspace") });
+
+export const decideApprovalBody = z.object({
+  decision: z.enum(["approve", "deny"]),
+  comment: text(10_000).nullable().optional().describe("Told to the agent with the decision"),
+});
+export type ApprovalDecision = z.infer<typeof decideApprovalBody>;
+
+export const taskParams = z.object({ ws_id: z.string(), task_id: z.string() });
+export const runParams = z.object({ ws_id: z.string(), run_id: z.string() });
+export const approvalParams = z.object({ ws_id: z.string(), approval_id: z.string() });

@@ -1,0 +1,104 @@
+// Tasks as members see and change them: lists, one task, a manual task, cancelling.
+import { type Db, isPostgres } from "../db/index.ts";
+import { isId } from "../db/values.ts";
+import { conflict, notFound } from "../http/errors.ts";
+import type { Actor } from "../platform/access.ts";
+import { getAgent } from "../platform/agents/service.ts";
+import { getIssue } from "../platform/issues/service.ts";
+import type { Page } from "../platform/pagination.ts";
+import { cancelTask, enqueueTask, type TaskRow } from "./queue.ts";
+import type { Task, TaskListQuery, TaskStatus, TaskTrigger } from "./schemas.ts";
+
+export class TaskService {
+  /** `max_attempts` of a task not claimed yet: what this deployment's TASK_MAX_ATTEMPTS gives it. */
+  constructor(
+    private readonly db: Db,
+    private readonly defaultMaxAttempts: number,
+  ) {}
+
+  toTask = (row: TaskRow): Task => ({
+    id: row.id,
+    workspace_id: row.workspace_id,
+    agent_id: row.agent_id,
+    issue_id: row.issue_id,
+    trigger: row.trigger as TaskTrigger,
+    comment_id: row.comment_id,
+    status: row.status as TaskStatus,
+    attempt: Number(row.attempt),
+    max_attempts: Number(row.max_attempts ?? this.defaultMaxAttempts),
+    error: row.error,
+    run_id: row.run_id,
+    created_at: row.created_at,
+    started_at: row.started_at,
+    finished_at: row.finished_at,
+  });
+
+  async get(workspaceId: string, taskId: string, db = this.db): Promise<TaskRow> {
+    const row = isId(taskId)
+      ? await db
+          .selectFrom("tasks")
+          .selectAll()
+          .where("workspace_id", "=", workspaceId)
+          .where("id", "=", taskId)
+          .$if(isPostgres(db) && db.isTransaction, (query) => query.forUpdate())
+          .executeTakeFirst()
+      : undefined;
+    if (!row) throw notFound("Task");
+    return row;
+  }
+
+  /** Newest first. */
+  async list(workspaceId: string, query: TaskListQuery): Promise<Task[]> {
+    let select = this.db.selectFrom("tasks").selectAll().where("workspace_id", "=", workspaceId);
+    if (query.status?.length) select = select.where("status", "in", query.status);
+    if (query.agent_id?.length) select = select.where("agent_id", "in", query.agent_id);
+    if (query.issue_id?.length) select = select.where("issue_id", "in", query.issue_id);
+    const rows = await select
+      .orderBy("created_at", "desc")
+      .orderBy("id", "desc")
+      .limit(query.limit)
+      .offset(query.offset)
+      .execute();
+    return rows.map(this.toTask);
+  }
+
+  /** The tasks of one issue of this workspace, newest first. */
+  async listForIssue(workspaceId: string, issueId: string, page: Page): Promise<Task[]> {
+    const issue = await getIssue(this.db, workspaceId, issueId);
+    return this.list(workspaceId, { ...page, issue_id: [issue.id] });
+  }
+
+  /** `POST issues/{id}/tasks`: a task for the agent, or the open one it folds into (`created` false). */
+  async createManual(
+    workspaceId: string,
+    issueId: string,
+    agentId: string,
+    actor: Actor,
+  ): Promise<{ task: Task; created: boolean }> {
+    return this.db.transaction().execute(async (trx) => {
+      const issue = await getIssue(trx, workspaceId, issueId);
+      const agent = await getAgent(trx, workspaceId, agentId);
+      const queued = await enqueueTask(trx, {
+        workspaceId,
+        agentId: agent.id,
+        issueId: issue.id,
+        trigger: "manual",
+        commentId: null,
+        actor,
+      });
+      await queued.announce();
+      return { task: this.toTask(queued.task), created: queued.created };
+    });
+  }
+
+  /** Any member may cancel an open task; one that already ended is a 409. */
+  async cancel(workspaceId: string, taskId: string, actor: Actor): Promise<Task> {
+    return this.db.transaction().execute(async (trx) => {
+      const task = await this.get(workspaceId, taskId, trx);
+      const announce = await cancelTask(trx, task, actor);
+      if (!announce) throw conflict(`The task has already ended (${task.status})`);
+      await announce();
+      return this.toTask(await this.get(workspaceId, taskId, trx));
+    });
+  }
+}

@@ -1,0 +1,110 @@
+// MCP servers as an agent's tools: Streamable HTTP, legacy SSE and stdio servers built with the official SDK give
+// the run their tools as <server>__<tool>; a server that is down, or never answers, fails the run clearly.
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { testDialects } from "../helpers/databases.ts";
+import {
+  startLegacySseMcpServer,
+  startSilentServer,
+  startStreamableHttpMcpServer,
+  type TestHttpMcpServer,
+} from "./fixtures/mcp-servers.ts";
+import { createAgent, createIssue, startWorkFixture, taskReaching, toolNamesOf, type WorkFixture } from "./helpers.ts";
+
+const stdioServer = fileURLToPath(new URL("./fixtures/stdio-mcp-server.ts", import.meta.url));
+
+describe.each(testDialects)("MCP servers as an agent's tools (%s)", (dialect) => {
+  /** Connects patiently: a stdio server through tsx takes a while to start on a busy machine. */
+  let f: WorkFixture;
+  /** Gives up on a server after half a second. */
+  let impatient: WorkFixture;
+  let http: TestHttpMcpServer;
+  let sse: TestHttpMcpServer;
+  let silent: TestHttpMcpServer;
+  beforeAll(async () => {
+    f = await startWorkFixture(dialect, { env: { MCP_CONNECT_TIMEOUT_MS: "15000" } });
+    impatient = await startWorkFixture(dialect, { model: f.model, env: { MCP_CONNECT_TIMEOUT_MS: "500" } });
+    [http, sse, silent] = await Promise.all([
+      startStreamableHttpMcpServer(),
+      startLegacySseMcpServer(),
+      startSilentServer(),
+    ]);
+  });
+  afterAll(async () => {
+    await impatient.close();
+    await f.close();
+    await Promise.all([http.close(), sse.close(), silent.close()]);
+  });
+  beforeEach(() => f.model.reset());
+
+  const agentWithServers = (name: string, servers: unknown[], fixture = f) =>
+    createAgent(fixture, { name, runtime_config: { mcp_servers: servers } }, fixture.admin.token);
+
+  it("Streamable HTTP, legacy SSE and stdio servers each give the run their tools, which it calls", async () => {
+    const agent = await agentWithServers("Toolsmith", [
+      { name: "files", url: http.url, headers: { authorization: "Bearer mcp-secret" } },
+      { name: "legacy", url: sse.url },
+      { name: "local", command: process.execPath, args: ["--import", "tsx", stdioServer] },
+    ]);
+    f.model.reply(
+      {
+        toolCalls: [
+          { id: "c1", name: "files__read_file", arguments: { path: "notes.txt" } },
+          { id: "c2", name: "legacy__add", arguments: { a: 2, b: 3 } },
+          { id: "c3", name: "local__add", arguments: { a: 40, b: 2 } },
+          { id: "c4", name: "files__read_file", arguments: { path: "missing.txt" } },
+        ],
+      },
+      { text: "Friday; 5; 42." },
+    );
+    const draft = await createIssue(f, { assignee_type: "agent", assignee_id: agent.id });
+    const task = await taskReaching(f, draft.id);
+    expect(task).toMatchObject({ status: "succeeded", error: null });
+
+    const offered = toolNamesOf(f.model.requests[0]?.body);
+    expect(offered).toEqual(
+      expect.arrayContaining(["files__read_file", "files__add", "legacy__read_file", "legacy__add", "local__add"]),
+    );
+    const results = Object.fromEntries(
+      f.model.requests[1]?.body.messages
+        .filter((message: { role: string }) => message.role === "tool")
+        .map((message: { tool_call_id: string; content: string }) => [message.tool_call_id, message.content]),
+    );
+    expect(results).toEqual({ c1: "Ship on Friday.", c2: "5", c3: "42", c4: "Error: No such file: missing.txt" });
+    expect(http.headers.some((headers) => headers.authorization === "Bearer mcp-secret")).toBe(true);
+    // The legacy server was reached over SSE after it refused the Streamable HTTP request.
+    expect(sse.headers.some((headers) => headers.accept?.includes("text/event-stream"))).toBe(true);
+  });
+
+  it("a server that is down, never answers, or cannot start fails the run with an error naming it", async () => {
+    const closed = await startStreamableHttpMcpServer();
+    await closed.close();
+    const cases = [
+      {
+        server: { name: "down", url: closed.url },
+        error: /^MCP server "down" \(http:\/\/127\.0\.0\.1:\d+\/mcp\) could not be reached: /,
+      },
+      {
+        server: { name: "silent", url: silent.url },
+        error: /^MCP server "silent" \(http:\/\/127\.0\.0\.1:\d+\/mcp\) could not be reached: no answer within 500 ms$/,
+      },
+      {
+        server: { name: "missing", command: "/nonexistent/mcp-server" },
+        error: /^MCP server "missing" \(command \/nonexistent\/mcp-server\) could not be reached: .*ENOENT/,
+      },
+    ];
+    const g = impatient;
+    for (const { server, error } of cases) {
+      const agent = await agentWithServers(`Broken ${server.name}`, [{ name: "files", url: http.url }, server], g);
+      const draft = await createIssue(g, { assignee_type: "agent", assignee_id: agent.id });
+      const startedAt = Date.now();
+      const task = await taskReaching(g, draft.id);
+      // Retried like any failure outside the agent, each attempt bounded by the connect timeout; never hung.
+      expect(task).toMatchObject({ status: "failed", attempt: 3, error: expect.stringMatching(error) });
+      expect(Date.now() - startedAt).toBeLessThan(3 * 500 + 3_000);
+      const runs = (await g.api.get(`workspaces/${g.ws}/tasks/${task.id}/runs`, { token: g.member.token })).body;
+      expect(runs.map((run: { status: string }) => run.status)).toEqual(["failed", "failed", "failed"]);
+    }
+    expect(f.model.requests).toHaveLength(0);
+  });
+});
