@@ -54,7 +54,7 @@ export async function addComment(
 ): Promise<Comment> {
   return db.transaction().execute(async (trx) => {
     const issue = await getIssue(trx, workspaceId, issueId);
-    if (body.parent_id) await getComment(trx, workspaceId, issue.id, body.parent_id);
+    if (body.parent_id != null) await getComment(trx, workspaceId, issue.id, body.parent_id);
     const at = now();
     const row: CommentsTable = {
       id: newId(),
