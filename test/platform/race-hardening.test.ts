@@ -136,6 +136,52 @@ describe.each(testDialects)("racing requests (%s)", (dialect) => {
     expect(links).toEqual([]);
   });
 
+  it("comments and replies added while their issue is deleted are 201 or 404 'Issue not found'", async () => {
+    const issue = await createIssue(f.t.api, f.ws, f.owner.token);
+    const comments = `workspaces/${f.ws}/issues/${issue.id}/comments`;
+    const parent = (await f.t.api.post(comments, { content: "first" }, auth())).body;
+    const requests = Array.from({ length: CONCURRENCY }, (_, index) =>
+      index === CONCURRENCY / 2
+        ? f.t.api.delete(`workspaces/${f.ws}/issues/${issue.id}`, auth())
+        : f.t.api.post(comments, { content: `reply ${index}`, ...(index % 2 && { parent_id: parent.id }) }, auth()),
+    );
+    const responses = await Promise.all(requests);
+    expect(responses[CONCURRENCY / 2]?.status).toBe(204);
+    for (const response of responses) expect([201, 204, 404]).toContain(response.status);
+    for (const response of responses.filter((response) => response.status === 404)) {
+      expect(response.body.detail).toBe("Issue not found");
+    }
+    expect(await f.t.db.selectFrom("comments").select("id").where("issue_id", "=", issue.id).execute()).toEqual([]);
+  });
+
+  it("dependencies on an issue created while it is deleted are 201 or 404 'Issue not found'", async () => {
+    const target = await createIssue(f.t.api, f.ws, f.owner.token);
+    const sources = await Promise.all(
+      Array.from({ length: CONCURRENCY - 1 }, () => createIssue(f.t.api, f.ws, f.owner.token)),
+    );
+    const responses = await Promise.all([
+      ...sources.map((source) =>
+        f.t.api.post(
+          `workspaces/${f.ws}/issues/${source.id}/dependencies/`,
+          { depends_on_issue_id: target.id, type: "blocks" },
+          auth(),
+        ),
+      ),
+      f.t.api.delete(`workspaces/${f.ws}/issues/${target.id}`, auth()),
+    ]);
+    expect(responses.at(-1)?.status).toBe(204);
+    for (const response of responses) expect([201, 204, 404]).toContain(response.status);
+    for (const response of responses.filter((response) => response.status === 404)) {
+      expect(response.body.detail).toBe("Issue not found");
+    }
+    const left = await f.t.db
+      .selectFrom("issue_dependencies")
+      .select("id")
+      .where("depends_on_issue_id", "=", target.id)
+      .execute();
+    expect(left).toEqual([]);
+  });
+
   it("an issue deleted by 20 requests at once answers exactly one 204, the rest 404", async () => {
     const issue = await createIssue(f.t.api, f.ws, f.owner.token);
     const responses = await Promise.all(

@@ -53,7 +53,7 @@ export async function addComment(
   actor: Actor,
 ): Promise<Comment> {
   return db.transaction().execute(async (trx) => {
-    const issue = await getIssue(trx, workspaceId, issueId);
+    const issue = await getIssue(trx, workspaceId, issueId, "share");
     if (body.parent_id != null) await getComment(trx, workspaceId, issue.id, body.parent_id);
     const at = now();
     const row: CommentsTable = {

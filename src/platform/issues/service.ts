@@ -1,6 +1,6 @@
 // Reading one issue, and creating, updating and deleting issues: each change in one transaction with its activity.
 import { hasRole, type Role } from "../../auth/membership.ts";
-import type { Db } from "../../db/index.ts";
+import { type Db, isPostgres } from "../../db/index.ts";
 import type { IssuesTable } from "../../db/schema.ts";
 import { isId, newId, now, toJson } from "../../db/values.ts";
 import { forbidden, invalid, notFound } from "../../http/errors.ts";
@@ -15,11 +15,23 @@ import type { CreateIssueFields, UpdateIssuePatch } from "./schemas.ts";
 
 export type { Issue } from "./issue-row.ts";
 
-/** The issue, if it is of this workspace; otherwise 404 "Issue not found" (also for a parent named in a body). */
-export async function getIssue(db: Db, workspaceId: string, issueId: string): Promise<Issue> {
-  const row = isId(issueId)
-    ? await issueQuery(db, workspaceId).where("issues.id", "=", issueId).executeTakeFirst()
-    : undefined;
+/**
+ * The issue, if it is of this workspace; otherwise 404 "Issue not found" (also for a parent named in a body).
+ * `lock` (PostgreSQL, inside a transaction) holds its row until commit: `share` for a change that adds rows pointing
+ * at it (a comment, a dependency), `update` for its deletion. The deletion then waits for those changes or they for
+ * it, and whoever comes second sees the outcome: never a deadlock or a foreign-key error between them.
+ */
+export async function getIssue(
+  db: Db,
+  workspaceId: string,
+  issueId: string,
+  lock?: "share" | "update",
+): Promise<Issue> {
+  let query = issueQuery(db, workspaceId).where("issues.id", "=", issueId);
+  if (lock && db.isTransaction && isPostgres(db)) {
+    query = lock === "share" ? query.forShare("issues") : query.forUpdate("issues");
+  }
+  const row = isId(issueId) ? await query.executeTakeFirst() : undefined;
   if (!row) throw notFound("Issue");
   return toIssue(row);
 }
@@ -186,7 +198,7 @@ export async function deleteIssue(
   role: Role,
 ): Promise<void> {
   await changingIssueLists(db, workspaceId, async (trx) => {
-    const issue = await getIssue(trx, workspaceId, issueId);
+    const issue = await getIssue(trx, workspaceId, issueId, "update");
     if (!hasRole(role, "admin") && !isCreatorOf(issue, actor)) {
       throw forbidden("Only an admin or the issue's creator may delete it");
     }
