@@ -156,6 +156,17 @@ describe.each(testDialects)("input hardening (%s)", (dialect) => {
     expect(unknown).toMatchObject({ status: 404, body: { detail: "User not found" } });
   });
 
+  it("a limit or offset beyond a safe integer is 422 naming the query parameter on every list", async () => {
+    for (const path of [issues(), `workspaces/${f.ws}/projects/`, `workspaces/${f.ws}/members`, "workspaces/"]) {
+      for (const query of ["offset=1e20", "limit=1e20", "offset=9223372036854775808", "offset=-1", "limit=0"]) {
+        const response = await f.t.api.get(`${path}?${query}`, auth());
+        expect(response.status, `${path}?${query}`).toBe(422);
+        expect(response.body.detail[0].loc).toEqual(["query", query.split("=")[0]]);
+      }
+      expect((await f.t.api.get(`${path}?offset=${Number.MAX_SAFE_INTEGER}`, auth())).body).toEqual([]);
+    }
+  });
+
   it("through the tool protocol: a huge offset and an empty id are tool errors naming the problem, not SQL", async () => {
     const key = await insertApiKey(f.t.db, f.ws, f.owner.user.id);
     const tool = async (name: string, args: Record<string, unknown>) => {
