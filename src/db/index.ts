@@ -80,3 +80,18 @@ function errorCode(error: unknown): string | undefined {
 export function isUniqueViolation(error: unknown): boolean {
   return UNIQUE_CODES.has(errorCode(error) ?? "");
 }
+
+/**
+ * What a database refusal says about the request, when it is about the request at all: a row that another request
+ * took first (`unique`), a referenced row that another request deleted (`missing_reference`), or a value the column
+ * cannot hold (`bad_value`: PostgreSQL's class 22 "data exception", SQLite's type mismatch or oversized value).
+ */
+export type DatabaseRefusal = "unique" | "missing_reference" | "bad_value";
+
+export function databaseRefusal(error: unknown): DatabaseRefusal | undefined {
+  const code = errorCode(error) ?? "";
+  if (UNIQUE_CODES.has(code)) return "unique";
+  if (code === "23503" || code === "SQLITE_CONSTRAINT_FOREIGNKEY") return "missing_reference";
+  if (/^22[0-9A-Z]{3}$/.test(code) || code === "SQLITE_MISMATCH" || code === "SQLITE_TOOBIG") return "bad_value";
+  return undefined;
+}

@@ -2,6 +2,7 @@
 // `{"detail": "<message>"}`, or for validation `{"detail": [{type, loc, msg}]}` with status 422.
 import type { FastifyError, FastifyInstance } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
+import { databaseRefusal } from "../db/index.ts";
 
 export class HttpError extends Error {
   constructor(
@@ -40,6 +41,23 @@ export function validationIssue(code: string, loc: (string | number)[], message:
   return { type: missing ? "missing" : code, loc, msg: missing ? "Field required" : (message ?? "Invalid value") };
 }
 
+/**
+ * A database refusal that got past the services' own checks, as the documented 4xx: the one place raw database
+ * messages (`datatype mismatch`, `out of range for type bigint`, constraint names) are kept from callers.
+ */
+export function fromDatabaseError(error: unknown): HttpError | undefined {
+  switch (databaseRefusal(error)) {
+    case "unique":
+      return conflict("Already exists");
+    case "missing_reference":
+      return new HttpError(404, "A referenced resource was not found");
+    case "bad_value":
+      return invalid(["body"], "A value is out of range or of the wrong type");
+    default:
+      return undefined;
+  }
+}
+
 const LOCATION: Record<string, string> = { body: "body", querystring: "query", params: "path", headers: "header" };
 
 export function registerErrorHandler(app: FastifyInstance): void {
@@ -51,8 +69,10 @@ export function registerErrorHandler(app: FastifyInstance): void {
       );
       return reply.code(422).send({ detail });
     }
-    if (error instanceof ValidationError) return reply.code(422).send({ detail: error.issues });
-    if (error instanceof HttpError) return reply.code(error.statusCode).send({ detail: error.detail });
+    const known = fromDatabaseError(error) ?? error;
+    if (known !== error) request.log.warn({ err: error }, "database refused the request");
+    if (known instanceof ValidationError) return reply.code(422).send({ detail: known.issues });
+    if (known instanceof HttpError) return reply.code(known.statusCode).send({ detail: known.detail });
     switch (error.code) {
       case "FST_ERR_CTP_INVALID_JSON_BODY":
       case "FST_ERR_CTP_EMPTY_JSON_BODY":

@@ -3,10 +3,19 @@ import { z } from "zod";
 
 // PostgreSQL rejects U+0000 in text, so it must be refused at validation (422) rather than reach the database (500).
 const hasNoNul = (value: string) => !value.includes("\u0000");
+// A lone surrogate is not Unicode: PostgreSQL's driver would store U+FFFD instead, SQLite the broken text.
+const isWellFormed = (value: string) => !/\p{Cs}/u.test(value);
 
-/** A string the database can store: no NUL characters, at most `max` characters. */
+/**
+ * A string the database can store as given: no NUL characters, no lone surrogates, at most `max` characters. (HTTP
+ * bodies are checked as a whole by the JSON parser; this covers the same fields reached through tools.)
+ */
 export const text = (max: number) =>
-  z.string().max(max).refine(hasNoNul, { message: "Must not contain NUL characters" });
+  z
+    .string()
+    .max(max)
+    .refine(hasNoNul, { message: "Must not contain NUL characters" })
+    .refine(isWellFormed, { message: "Must not contain lone UTF-16 surrogates (not valid Unicode)" });
 
 /** A required, non-blank title or name. */
 export const title = (max = 500) => text(max).trim().min(1);

@@ -5,7 +5,7 @@
 // Listing agents is the agents source's `list_agents` (agents/tools.ts), which also names each agent's ask_ tool.
 import { z } from "zod";
 import type { Db } from "../db/index.ts";
-import { HttpError, ValidationError } from "../http/errors.ts";
+import { fromDatabaseError, HttpError, ValidationError } from "../http/errors.ts";
 import type { JsonSchemaObject, Tool, ToolContext, ToolSource } from "../tools/registry.ts";
 import type { Actor } from "./access.ts";
 import { createCommentBody } from "./comments/schemas.ts";
@@ -88,15 +88,19 @@ const definitions: PlatformTool[] = [
   ),
 ];
 
-/** A service's refusal (404, 422…) as the tool error the caller reads, naming the field for a validation error. */
-function asToolError(error: unknown): unknown {
+/**
+ * A service's refusal (404, 422…) as the tool error the caller reads, naming the field for a validation error. A raw
+ * database message never reaches the caller (it names tables and constraints, and helps nobody fix the call).
+ */
+function asToolError(error: unknown, toolName: string): unknown {
+  error = fromDatabaseError(error) ?? error;
   if (error instanceof ValidationError) {
     const issue = error.issues[0];
     const field = issue?.loc.filter((part) => part !== "body").join(".");
     return new Error(field ? `${field}: ${issue?.msg}` : error.detail);
   }
   if (error instanceof HttpError) return new Error(error.detail);
-  return error;
+  return new Error(`${toolName} failed`, { cause: error });
 }
 
 function scopeOf(ctx: ToolContext): Scope | undefined {
@@ -125,7 +129,7 @@ export function platformToolSource(db: Db): ToolSource {
       try {
         return await handler(db, scope, args as never);
       } catch (error) {
-        throw asToolError(error);
+        throw asToolError(error, definition.name);
       }
     },
   }));

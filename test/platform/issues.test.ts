@@ -132,7 +132,7 @@ describe.each(testDialects)("issues (%s)", (dialect) => {
     const cases: [Record<string, unknown>, string][] = [
       [{ project_id: foreignProject.id }, "Project not found"],
       [{ project_id: "not-a-uuid" }, "Project not found"],
-      [{ parent_issue_id: foreignIssue.id }, "Parent issue not found"],
+      [{ parent_issue_id: foreignIssue.id }, "Issue not found"],
       [{ assignee_type: "member", assignee_id: outsider.user.id }, "Member not found"],
       [{ assignee_type: "member", assignee_id: unknownId() }, "Member not found"],
       [{ assignee_type: "agent", assignee_id: foreignAgent }, "Agent not found"],

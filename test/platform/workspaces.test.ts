@@ -31,14 +31,19 @@ describe.each(testDialects)("workspaces and members (%s)", (dialect) => {
     ]);
   });
 
-  it("rejects a bad slug with 422 and a taken explicit slug with 409", async () => {
+  it("rejects a bad slug with 422 and makes a taken explicit slug unique with -1, -2", async () => {
     const { token } = await registerUser(t.api, "slugs");
     const bad = await t.api.post("workspaces/", { name: "X", slug: "Not Valid" }, { token });
     expect(bad.status).toBe(422);
     expect(bad.body.detail[0].loc).toEqual(["body", "slug"]);
     const slug = `taken-${dialect}-${Date.now()}`;
-    expect((await t.api.post("workspaces/", { name: "X", slug }, { token })).status).toBe(201);
-    expect((await t.api.post("workspaces/", { name: "Y", slug }, { token })).status).toBe(409);
+    const slugs = [];
+    for (const name of ["X", "Y", "Z"]) {
+      const created = await t.api.post("workspaces/", { name, slug }, { token });
+      expect(created.status).toBe(201);
+      slugs.push(created.body.slug);
+    }
+    expect(slugs).toEqual([slug, `${slug}-1`, `${slug}-2`]);
   });
 
   it("lists only the caller's workspaces, with and without a trailing slash", async () => {

@@ -53,8 +53,8 @@ export async function addComment(
   actor: Actor,
 ): Promise<Comment> {
   return db.transaction().execute(async (trx) => {
-    const issue = await getIssue(trx, workspaceId, issueId);
-    if (body.parent_id) await getComment(trx, workspaceId, issue.id, body.parent_id);
+    const issue = await getIssue(trx, workspaceId, issueId, "share");
+    if (body.parent_id != null) await getComment(trx, workspaceId, issue.id, body.parent_id);
     const at = now();
     const row: CommentsTable = {
       id: newId(),

@@ -42,11 +42,11 @@ export async function createDependency(
 ): Promise<Dependency> {
   try {
     return await db.transaction().execute(async (trx) => {
-      const issue = await getIssue(trx, workspaceId, issueId);
+      const issue = await getIssue(trx, workspaceId, issueId, "share");
       if (input.depends_on_issue_id === issue.id) {
         throw invalid(["body", "depends_on_issue_id"], "An issue cannot depend on itself");
       }
-      const target = await getIssue(trx, workspaceId, input.depends_on_issue_id);
+      const target = await getIssue(trx, workspaceId, input.depends_on_issue_id, "share");
       const row: Dependency = {
         id: newId(),
         workspace_id: workspaceId,

@@ -1,6 +1,6 @@
 // Reading one issue, and creating, updating and deleting issues: each change in one transaction with its activity.
 import { hasRole, type Role } from "../../auth/membership.ts";
-import type { Db } from "../../db/index.ts";
+import { type Db, isPostgres } from "../../db/index.ts";
 import type { IssuesTable } from "../../db/schema.ts";
 import { isId, newId, now, toJson } from "../../db/values.ts";
 import { forbidden, invalid, notFound } from "../../http/errors.ts";
@@ -15,19 +15,31 @@ import type { CreateIssueFields, UpdateIssuePatch } from "./schemas.ts";
 
 export type { Issue } from "./issue-row.ts";
 
-/** The issue, if it is of this workspace; otherwise 404 "<thing> not found". */
-export async function getIssue(db: Db, workspaceId: string, issueId: string, thing = "Issue"): Promise<Issue> {
-  const row = isId(issueId)
-    ? await issueQuery(db, workspaceId).where("issues.id", "=", issueId).executeTakeFirst()
-    : undefined;
-  if (!row) throw notFound(thing);
+/**
+ * The issue, if it is of this workspace; otherwise 404 "Issue not found" (also for a parent named in a body).
+ * `lock` (PostgreSQL, inside a transaction) holds its row until commit: `share` for a change that adds rows pointing
+ * at it (a comment, a dependency), `update` for its deletion. The deletion then waits for those changes or they for
+ * it, and whoever comes second sees the outcome: never a deadlock or a foreign-key error between them.
+ */
+export async function getIssue(
+  db: Db,
+  workspaceId: string,
+  issueId: string,
+  lock?: "share" | "update",
+): Promise<Issue> {
+  let query = issueQuery(db, workspaceId).where("issues.id", "=", issueId);
+  if (lock && db.isTransaction && isPostgres(db)) {
+    query = lock === "share" ? query.forShare("issues") : query.forUpdate("issues");
+  }
+  const row = isId(issueId) ? await query.executeTakeFirst() : undefined;
+  if (!row) throw notFound("Issue");
   return toIssue(row);
 }
 
 /** A parent must be another issue of this workspace, and not one of the issue's own descendants. */
 async function checkParent(db: Db, workspaceId: string, parentId: string, issueId?: string): Promise<void> {
   if (parentId === issueId) throw invalid(["body", "parent_issue_id"], "An issue cannot be its own parent");
-  let ancestor: string | null = (await getIssue(db, workspaceId, parentId, "Parent issue")).parent_issue_id;
+  let ancestor: string | null = (await getIssue(db, workspaceId, parentId)).parent_issue_id;
   if (issueId === undefined) return;
   for (let depth = 0; ancestor !== null && depth < 10_000; depth++) {
     if (ancestor === issueId) {
@@ -40,8 +52,9 @@ async function checkParent(db: Db, workspaceId: string, parentId: string, issueI
 
 export async function createIssue(db: Db, workspaceId: string, body: CreateIssueFields, actor: Actor): Promise<Issue> {
   return changingIssueLists(db, workspaceId, async (trx) => {
-    if (body.project_id) await getProject(trx, workspaceId, body.project_id);
-    if (body.parent_issue_id) await checkParent(trx, workspaceId, body.parent_issue_id);
+    // `!= null`, not truthiness: an empty string is an id that names nothing (404), not an absent one.
+    if (body.project_id != null) await getProject(trx, workspaceId, body.project_id);
+    if (body.parent_issue_id != null) await checkParent(trx, workspaceId, body.parent_issue_id);
     const assignee = await patchActorRef(
       trx,
       workspaceId,
@@ -114,8 +127,8 @@ export async function updateIssue(
 ): Promise<Issue> {
   return changingIssueLists(db, workspaceId, async (trx) => {
     const before = await getIssue(trx, workspaceId, issueId);
-    if (body.project_id) await getProject(trx, workspaceId, body.project_id);
-    if (body.parent_issue_id) await checkParent(trx, workspaceId, body.parent_issue_id, before.id);
+    if (body.project_id != null) await getProject(trx, workspaceId, body.project_id);
+    if (body.parent_issue_id != null) await checkParent(trx, workspaceId, body.parent_issue_id, before.id);
     const assignee = await patchActorRef(
       trx,
       workspaceId,
@@ -185,7 +198,7 @@ export async function deleteIssue(
   role: Role,
 ): Promise<void> {
   await changingIssueLists(db, workspaceId, async (trx) => {
-    const issue = await getIssue(trx, workspaceId, issueId);
+    const issue = await getIssue(trx, workspaceId, issueId, "update");
     if (!hasRole(role, "admin") && !isCreatorOf(issue, actor)) {
       throw forbidden("Only an admin or the issue's creator may delete it");
     }

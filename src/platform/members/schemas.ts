@@ -16,7 +16,7 @@ export const memberSchema = z
 export const addMemberBody = z
   .object({
     user_id: z.string().optional(),
-    email: z.string().optional(),
+    email: z.email({ message: "Enter a valid email address" }).max(320).optional(),
     role: roleSchema.default("member"),
   })
   .refine((body) => body.user_id !== undefined || body.email !== undefined, {

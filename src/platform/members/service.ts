@@ -1,7 +1,7 @@
 import { hasRole, type Membership, type Role } from "../../auth/membership.ts";
 import type { Db } from "../../db/index.ts";
-import { isUniqueViolation } from "../../db/index.ts";
-import { newId, now } from "../../db/values.ts";
+import { isPostgres, isUniqueViolation } from "../../db/index.ts";
+import { isId, newId, now } from "../../db/values.ts";
 import { conflict, forbidden, notFound } from "../../http/errors.ts";
 import type { Actor } from "../access.ts";
 import { emailKey } from "../accounts/users.ts";
@@ -38,10 +38,12 @@ const toMember = ({ user_name, user_email, ...row }: MemberRow): Member => ({
 });
 
 export async function getMember(db: Db, workspaceId: string, userId: string): Promise<Member> {
-  const row = await memberQuery(db)
-    .where("members.workspace_id", "=", workspaceId)
-    .where("members.user_id", "=", userId)
-    .executeTakeFirst();
+  const row = isId(userId)
+    ? await memberQuery(db)
+        .where("members.workspace_id", "=", workspaceId)
+        .where("members.user_id", "=", userId)
+        .executeTakeFirst()
+    : undefined;
   if (!row) throw notFound("Member");
   return toMember(row);
 }
@@ -96,12 +98,46 @@ export async function addMember(
   return getMember(db, by.workspaceId, user.id);
 }
 
+/**
+ * Role changes and removals of one workspace take turns: the workspace row is locked first (SQLite runs one
+ * transaction at a time anyway), then the acting member's role is read again, so two owners leaving or demoting each
+ * other at once cannot both count the other as the remaining owner. Returns the actor's role as of now.
+ */
+async function lockMembership(trx: Db, by: Membership): Promise<Role> {
+  if (isPostgres(trx)) {
+    await trx.selectFrom("workspaces").select("id").where("id", "=", by.workspaceId).forUpdate().execute();
+  }
+  const current = await trx
+    .selectFrom("members")
+    .select("role")
+    .where("workspace_id", "=", by.workspaceId)
+    .where("user_id", "=", by.userId)
+    .executeTakeFirst();
+  if (!current) throw forbidden();
+  return current.role;
+}
+
+async function ownerCount(trx: Db, workspaceId: string): Promise<number> {
+  const owners = await trx
+    .selectFrom("members")
+    .select((eb) => eb.fn.countAll<string | number>().as("count"))
+    .where("workspace_id", "=", workspaceId)
+    .where("role", "=", "owner")
+    .executeTakeFirstOrThrow();
+  return Number(owners.count);
+}
+
 export async function changeRole(db: Db, by: Membership, userId: string, role: Role, actor: Actor): Promise<Member> {
   if (userId === by.userId) throw forbidden("You cannot change your own role");
   return db.transaction().execute(async (trx) => {
+    const byRole = await lockMembership(trx, by);
+    if (!hasRole(byRole, "admin")) throw forbidden();
     const target = await getMember(trx, by.workspaceId, userId);
-    if ((role !== "member" || target.role === "owner") && by.role !== "owner") throw forbidden(ONLY_OWNERS);
+    if ((role !== "member" || target.role === "owner") && byRole !== "owner") throw forbidden(ONLY_OWNERS);
     if (target.role === role) return target;
+    if (target.role === "owner" && (await ownerCount(trx, by.workspaceId)) <= 1) {
+      throw conflict("The last owner cannot be demoted");
+    }
     await trx.updateTable("members").set({ role }).where("id", "=", target.id).execute();
     await recordActivity(trx, {
       workspaceId: by.workspaceId,
@@ -120,16 +156,12 @@ export async function removeMember(db: Db, by: Membership, userId: string, actor
   const leaving = userId === by.userId;
   if (!leaving && !hasRole(by.role, "admin")) throw forbidden();
   await db.transaction().execute(async (trx) => {
+    const byRole = await lockMembership(trx, by);
+    if (!leaving && !hasRole(byRole, "admin")) throw forbidden();
     const target = await getMember(trx, by.workspaceId, userId);
     if (target.role === "owner") {
-      if (!leaving && by.role !== "owner") throw forbidden(ONLY_OWNERS);
-      const owners = await trx
-        .selectFrom("members")
-        .select((eb) => eb.fn.countAll<string | number>().as("count"))
-        .where("workspace_id", "=", by.workspaceId)
-        .where("role", "=", "owner")
-        .executeTakeFirstOrThrow();
-      if (Number(owners.count) <= 1) throw conflict("The last owner cannot leave or be removed");
+      if (!leaving && byRole !== "owner") throw forbidden(ONLY_OWNERS);
+      if ((await ownerCount(trx, by.workspaceId)) <= 1) throw conflict("The last owner cannot leave or be removed");
     }
     await trx.deleteFrom("members").where("id", "=", target.id).execute();
     // Their keys act as them: they stop working with the membership (the lookup checks it too).

@@ -22,7 +22,10 @@ const slug = z
 export const createWorkspaceBody = z.object({
   name: z.string().trim().min(1).max(200),
   // PraisonAI's client sends `"slug": null` when no slug is given.
-  slug: slug.nullable().optional(),
+  slug: slug
+    .nullable()
+    .optional()
+    .describe("Derived from the name when absent; a taken slug (given or derived) is made unique with -1, -2…"),
   description: z.string().max(10_000).nullable().optional(),
 });
 

@@ -1,8 +1,9 @@
+import { sql } from "kysely";
 import type { Db } from "../../db/index.ts";
-import { isUniqueViolation } from "../../db/index.ts";
+import { isPostgres, isUniqueViolation } from "../../db/index.ts";
 import type { WorkspacesTable } from "../../db/schema.ts";
 import { fromJson, newId, now, toJson } from "../../db/values.ts";
-import { conflict, notFound } from "../../http/errors.ts";
+import { notFound } from "../../http/errors.ts";
 import type { Actor } from "../access.ts";
 import { diffFields, recordActivity } from "../activity/record.ts";
 import { changingIssueLists } from "../issues/list-version.ts";
@@ -46,29 +47,40 @@ async function freeSlug(db: Db, base: string): Promise<string> {
   for (let suffix = 1; ; suffix++) if (!taken.has(`${base}-${suffix}`)) return `${base}-${suffix}`;
 }
 
+/**
+ * Creates of the same base slug take turns until commit (SQLite runs one transaction at a time anyway), so each picks
+ * its free slug after the one before it has taken its own.
+ */
+async function lockSlug(trx: Db, base: string): Promise<void> {
+  if (isPostgres(trx)) await sql`select pg_advisory_xact_lock(hashtext(${`workspace-slug:${base}`}))`.execute(trx);
+}
+
+/** A taken slug, whether given or derived from the name, is made unique with `-1`, `-2`… */
 export async function createWorkspace(
   db: Db,
   input: { name: string; slug?: string | null | undefined; description?: string | null | undefined },
   actor: Actor,
 ): Promise<Workspace> {
-  // A derived slug may race with another create; a fresh pick on conflict settles it.
+  const base = input.slug ?? slugify(input.name);
+  // The lock covers creates of one base; `a-1` given while `a` derives `a-1` can still collide: pick again.
   for (let attempt = 0; ; attempt++) {
-    const slug = input.slug ?? (await freeSlug(db, slugify(input.name)));
-    const at = now();
-    const row: WorkspacesTable = {
-      id: newId(),
-      name: input.name,
-      slug,
-      description: input.description ?? null,
-      settings: "{}",
-      issue_prefix: "ISS",
-      issue_counter: 0,
-      issue_list_version: 0,
-      created_at: at,
-      updated_at: at,
-    };
     try {
-      await db.transaction().execute(async (trx) => {
+      return await db.transaction().execute(async (trx) => {
+        await lockSlug(trx, base);
+        const slug = await freeSlug(trx, base);
+        const at = now();
+        const row: WorkspacesTable = {
+          id: newId(),
+          name: input.name,
+          slug,
+          description: input.description ?? null,
+          settings: "{}",
+          issue_prefix: "ISS",
+          issue_counter: 0,
+          issue_list_version: 0,
+          created_at: at,
+          updated_at: at,
+        };
         await trx.insertInto("workspaces").values(row).execute();
         await trx
           .insertInto("members")
@@ -82,12 +94,10 @@ export async function createWorkspace(
           action: "workspace.created",
           details: { name: row.name, slug },
         });
+        return toWorkspace(row);
       });
-      return toWorkspace(row);
     } catch (error) {
-      if (!isUniqueViolation(error)) throw error;
-      if (input.slug != null) throw conflict("Workspace slug already taken");
-      if (attempt >= 5) throw conflict("Could not find a free slug for this workspace; choose one");
+      if (!isUniqueViolation(error) || attempt >= 20) throw error;
     }
   }
 }
