@@ -22,6 +22,7 @@ import { jsonBodies } from "./http/json-body.ts";
 import { listensOnLoopbackOnly, originIsLoopback } from "./http/loopback.ts";
 import { mcpRoutes } from "./mcp/index.ts";
 import { platformRoutes } from "./platform/index.ts";
+import type { IssuePageCache } from "./platform/issues/page-cache.ts";
 import type { ToolRegistry } from "./tools/registry.ts";
 import { workPlugin } from "./work/index.ts";
 
@@ -37,6 +38,8 @@ export interface ServerOptions {
   /** bcrypt cost; 12 unless a test or benchmark needs it lower. */
   passwordRounds?: number;
   loginRateLimit?: LoginRateLimitOptions;
+  /** The issue list's page cache; a test hands its own (with small bounds) to watch its size. */
+  issuePageCache?: IssuePageCache;
   /** Tool-protocol tuning; tests shorten the SSE keep-alive. */
   mcp?: { keepaliveMs?: number };
   /** Event stream and webhook tuning; tests shorten keep-alives and retry delays, and point webhook names. */
@@ -99,6 +102,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     passwordRounds: options.passwordRounds ?? DEFAULT_BCRYPT_ROUNDS,
     isDev: config.isDev,
     isKnownTool: registryToolNameCheck(tools),
+    issuePages: options.issuePageCache,
   });
   await app.register(eventsPlugin, {
     prefix: "/api/v1",
