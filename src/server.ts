@@ -12,14 +12,20 @@ import {
 import { registryToolNameCheck } from "./agents/tools.ts";
 import { aguiRoutes } from "./agui/routes.ts";
 import { DEFAULT_BCRYPT_ROUNDS } from "./auth/passwords.ts";
-import { DEFAULT_LOGIN_RATE_LIMIT, LoginRateLimiter, type LoginRateLimitOptions } from "./auth/rate-limit.ts";
-import type { Config } from "./config.ts";
+import {
+  DEFAULT_LOGIN_RATE_LIMIT,
+  LoginRateLimiter,
+  type LoginRateLimitOptions,
+  RegistrationRateLimiter,
+} from "./auth/rate-limit.ts";
+import type { Config, TrustProxy } from "./config.ts";
 import { buildCore } from "./core.ts";
 import type { DatabaseHandle } from "./db/index.ts";
 import { type EventsTuning, eventsPlugin } from "./events/index.ts";
 import { registerErrorHandler } from "./http/errors.ts";
 import { jsonBodies } from "./http/json-body.ts";
 import { listensOnLoopbackOnly, originIsLoopback } from "./http/loopback.ts";
+import { requestTimeoutOptions } from "./http/request-timeout.ts";
 import { mcpRoutes } from "./mcp/index.ts";
 import { platformRoutes } from "./platform/index.ts";
 import type { IssuePageCache } from "./platform/issues/page-cache.ts";
@@ -57,6 +63,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     bodyLimit: BODY_LIMIT_BYTES,
     routerOptions: { ignoreTrailingSlash: true },
     forceCloseConnections: "idle",
+    trustProxy: trustProxyOption(config.http.trustProxy),
+    ...requestTimeoutOptions(config.http.requestBodyTimeoutMs),
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -98,7 +106,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     dialect,
     tokens,
     authenticator,
-    loginLimiter: new LoginRateLimiter(options.loginRateLimit ?? DEFAULT_LOGIN_RATE_LIMIT),
+    loginLimiter: new LoginRateLimiter(db, options.loginRateLimit ?? DEFAULT_LOGIN_RATE_LIMIT),
+    registrationLimiter: new RegistrationRateLimiter(db, config.http.registerRateLimit),
     passwordRounds: options.passwordRounds ?? DEFAULT_BCRYPT_ROUNDS,
     isDev: config.isDev,
     isKnownTool: registryToolNameCheck(tools),
@@ -134,6 +143,12 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     keepAliveMs: config.agent.keepAliveMs,
   });
   return app;
+}
+
+/** Fastify takes a hop count too, but its types do not say so: the same rule as a function. */
+function trustProxyOption(trustProxy: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trustProxy !== "number") return trustProxy;
+  return (_address, hop) => hop < trustProxy;
 }
 
 /** One structured line per request, after it completes; headers (and so credentials) are never logged. */

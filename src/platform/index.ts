@@ -25,8 +25,17 @@ export interface PlatformOptions extends AccountOptions {
 }
 
 export async function platformRoutes(app: FastifyInstance, options: PlatformOptions): Promise<void> {
-  const { db, dialect, authenticator, tokens, loginLimiter, passwordRounds, isDev, isKnownTool, issuePages } = options;
-  await app.register(accountRoutes, { db, tokens, authenticator, loginLimiter, passwordRounds, isDev });
+  const { db, dialect, authenticator, isKnownTool, issuePages } = options;
+  const { tokens, loginLimiter, registrationLimiter, passwordRounds, isDev } = options;
+  await app.register(accountRoutes, {
+    db,
+    tokens,
+    authenticator,
+    loginLimiter,
+    registrationLimiter,
+    passwordRounds,
+    isDev,
+  });
   await app.register(async (authenticated) => {
     requireAuthentication(authenticated, authenticator);
     await authenticated.register(workspaceCollectionRoutes, { db });
