@@ -25,7 +25,7 @@ import { type EventsTuning, eventsPlugin } from "./events/index.ts";
 import { registerErrorHandler } from "./http/errors.ts";
 import { jsonBodies } from "./http/json-body.ts";
 import { listensOnLoopbackOnly, originIsLoopback } from "./http/loopback.ts";
-import { requestTimeoutOptions } from "./http/request-timeout.ts";
+import { limitBodyTime, requestTimeoutOptions } from "./http/request-timeout.ts";
 import { mcpRoutes } from "./mcp/index.ts";
 import { platformRoutes } from "./platform/index.ts";
 import type { IssuePageCache } from "./platform/issues/page-cache.ts";
@@ -70,6 +70,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
   jsonBodies(app);
+  limitBodyTime(app, config.http.requestBodyTimeoutMs);
   logOneLinePerRequest(app);
   // While shutting down, a keep-alive socket must not hold the server open after its last response.
   app.addHook("onSend", async (_request, reply) => {
