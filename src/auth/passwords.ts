@@ -33,3 +33,10 @@ export const hashPassword = (password: string, rounds: number): Promise<string> 
 
 export const verifyPassword = (password: string, hash: string): Promise<boolean> =>
   withHashSlot(waitingChecks, () => bcrypt.compare(password, hash));
+
+/** How much bcrypt work this process has running and waiting (for metrics and tests). */
+export const bcryptQueue = () => ({
+  running,
+  waitingChecks: waitingChecks.length,
+  waitingHashes: waitingHashes.length,
+});
