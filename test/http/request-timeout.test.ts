@@ -2,7 +2,7 @@
 // REQUEST_BODY_TIMEOUT_MS; long-lived responses (event streams) must not be cut by that limit.
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SseClient } from "../events/helpers.ts";
+import { SseClient, waitFor } from "../events/helpers.ts";
 import { registerUser, startTestApp, type TestApp } from "../helpers/app.ts";
 import { createIssue } from "../helpers/platform.ts";
 
@@ -60,6 +60,26 @@ describe("slow request bodies", () => {
     expect(closedAfterMs).toBeLessThan(TIMEOUT_MS + 3000);
     // The server is unharmed for everyone else.
     expect((await t.api.get("/health")).status).toBe(200);
+  });
+
+  it("a body that arrives in pieces within the limit is read whole and answered as usual", async () => {
+    const body = JSON.stringify({ email: "nobody@example.com", password: "correct horse battery" });
+    const socket = connect(Number(new URL(t.url).port), "127.0.0.1");
+    let response = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => {
+      response += chunk;
+    });
+    socket.write(
+      `POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
+    socket.write(body.slice(0, 10));
+    await new Promise((resolve) => setTimeout(resolve, TIMEOUT_MS / 3));
+    socket.write(body.slice(10));
+    await waitFor(() => response.includes("}"), "the answer");
+    socket.destroy();
+    expect(response).toMatch(/^HTTP\/1\.1 404 /);
+    expect(JSON.parse(response.slice(response.indexOf("\r\n\r\n") + 4))).toEqual({ detail: "User not found" });
   });
 
   it("a request head sent a line at a time gets 408 {detail} and its connection closed", async () => {
