@@ -1,9 +1,11 @@
 // Every environment variable the service reads, parsed and validated in one place.
 // Nothing else in the code base reads process.env.
+import { isIP } from "node:net";
 import { z } from "zod";
 
 export const DEV_JWT_SECRET = "agent-platform-development-secret-change-me";
 const MIN_SECRET_BYTES = 32;
+const DEFAULT_REGISTER_RATE_LIMIT = 20;
 
 const emptyAsUndefined = (value: unknown) => (value === "" ? undefined : value);
 const optionalString = z.preprocess(emptyAsUndefined, z.string().optional());
@@ -30,6 +32,41 @@ const positiveWholeNumber = (unit: string, fallback: number) =>
       .default(fallback),
   );
 
+/** proxy-addr's names for address ranges, accepted in a TRUST_PROXY list. */
+const PROXY_RANGE_NAMES = ["loopback", "linklocal", "uniquelocal"];
+
+function isAddressOrCidr(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.includes(entry)) return true;
+  const [address = "", prefix, ...rest] = entry.split("/");
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  if (!/^\d{1,3}$/.test(prefix)) return isIP(prefix) === version; // a netmask such as 255.255.0.0
+  return Number(prefix) <= (version === 4 ? 32 : 128);
+}
+
+/** Fastify's `trustProxy`: off, every proxy, a hop count, or the proxies' addresses (CIDRs). */
+export type TrustProxy = boolean | number | string[];
+
+const trustProxy = z.preprocess(
+  emptyAsUndefined,
+  z
+    .string()
+    .optional()
+    .transform((value, context): TrustProxy => {
+      if (value === undefined || value === "false" || value === "0") return false;
+      if (value === "true") return true;
+      if (/^\d+$/.test(value)) return Number(value);
+      const entries = value.split(",").map((entry) => entry.trim());
+      if (entries.every(isAddressOrCidr)) return entries;
+      context.addIssue({
+        code: "custom",
+        message: "must be true, false, a hop count or comma-separated proxy addresses/CIDRs",
+      });
+      return z.NEVER;
+    }),
+);
+
 const envSchema = z.object({
   HOST: z.preprocess(emptyAsUndefined, z.string().default("127.0.0.1")),
   PORT: port,
@@ -49,6 +86,17 @@ const envSchema = z.object({
   PLATFORM_ENV: z.preprocess(emptyAsUndefined, z.string().default("dev")),
   PLATFORM_JWT_SECRET: optionalString,
   PLATFORM_JWT_TTL: positiveWholeNumber("seconds", 2_592_000),
+  // HTTP hardening
+  TRUST_PROXY: trustProxy,
+  REQUEST_BODY_TIMEOUT_MS: positiveWholeNumber("milliseconds", 10_000),
+  REGISTER_RATE_LIMIT: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number({ message: "must be a whole number of registrations per hour (0: no limit)" })
+      .int({ message: "must be a whole number of registrations per hour (0: no limit)" })
+      .min(0, { message: "must be a whole number of registrations per hour (0: no limit)" })
+      .optional(),
+  ),
   // Agent runtime (models)
   AGENT_MODEL: z.preprocess(
     emptyAsUndefined,
@@ -119,6 +167,14 @@ export interface Config {
   isDev: boolean;
   jwtSecret: string;
   jwtTtlSeconds: number;
+  http: {
+    /** Whose X-Forwarded-For to believe for the client address (rate limits): Fastify's `trustProxy`. */
+    trustProxy: TrustProxy;
+    /** A request (headers and body) not received in full by then gets 408 and its connection closed. */
+    requestBodyTimeoutMs: number;
+    /** Registrations per client address per hour; 0: no limit (the default in dev). */
+    registerRateLimit: number;
+  };
   agent: {
     defaultModel: string;
     defaultInstructions: string;
@@ -197,6 +253,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     isDev,
     jwtSecret: checkJwtSecret(vars.PLATFORM_JWT_SECRET, isDev, vars.PLATFORM_ENV),
     jwtTtlSeconds: vars.PLATFORM_JWT_TTL,
+    http: {
+      trustProxy: vars.TRUST_PROXY,
+      requestBodyTimeoutMs: vars.REQUEST_BODY_TIMEOUT_MS,
+      registerRateLimit: vars.REGISTER_RATE_LIMIT ?? (isDev ? 0 : DEFAULT_REGISTER_RATE_LIMIT),
+    },
     agent: {
       defaultModel: vars.AGENT_MODEL,
       defaultInstructions: vars.AGENT_INSTRUCTIONS,

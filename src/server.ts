@@ -12,16 +12,23 @@ import {
 import { registryToolNameCheck } from "./agents/tools.ts";
 import { aguiRoutes } from "./agui/routes.ts";
 import { DEFAULT_BCRYPT_ROUNDS } from "./auth/passwords.ts";
-import { DEFAULT_LOGIN_RATE_LIMIT, LoginRateLimiter, type LoginRateLimitOptions } from "./auth/rate-limit.ts";
-import type { Config } from "./config.ts";
+import {
+  DEFAULT_LOGIN_RATE_LIMIT,
+  LoginRateLimiter,
+  type LoginRateLimitOptions,
+  RegistrationRateLimiter,
+} from "./auth/rate-limit.ts";
+import type { Config, TrustProxy } from "./config.ts";
 import { buildCore } from "./core.ts";
 import type { DatabaseHandle } from "./db/index.ts";
 import { type EventsTuning, eventsPlugin } from "./events/index.ts";
 import { registerErrorHandler } from "./http/errors.ts";
 import { jsonBodies } from "./http/json-body.ts";
 import { listensOnLoopbackOnly, originIsLoopback } from "./http/loopback.ts";
+import { limitBodyTime, requestTimeoutOptions } from "./http/request-timeout.ts";
 import { mcpRoutes } from "./mcp/index.ts";
 import { platformRoutes } from "./platform/index.ts";
+import type { IssuePageCache } from "./platform/issues/page-cache.ts";
 import type { ToolRegistry } from "./tools/registry.ts";
 import { workPlugin } from "./work/index.ts";
 
@@ -37,6 +44,8 @@ export interface ServerOptions {
   /** bcrypt cost; 12 unless a test or benchmark needs it lower. */
   passwordRounds?: number;
   loginRateLimit?: LoginRateLimitOptions;
+  /** The issue list's page cache; a test hands its own (with small bounds) to watch its size. */
+  issuePageCache?: IssuePageCache;
   /** Tool-protocol tuning; tests shorten the SSE keep-alive. */
   mcp?: { keepaliveMs?: number };
   /** Event stream and webhook tuning; tests shorten keep-alives and retry delays, and point webhook names. */
@@ -54,11 +63,14 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     bodyLimit: BODY_LIMIT_BYTES,
     routerOptions: { ignoreTrailingSlash: true },
     forceCloseConnections: "idle",
+    trustProxy: trustProxyOption(config.http.trustProxy),
+    ...requestTimeoutOptions(config.http.requestBodyTimeoutMs),
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
   jsonBodies(app);
+  limitBodyTime(app, config.http.requestBodyTimeoutMs);
   logOneLinePerRequest(app);
   // While shutting down, a keep-alive socket must not hold the server open after its last response.
   app.addHook("onSend", async (_request, reply) => {
@@ -95,10 +107,12 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     dialect,
     tokens,
     authenticator,
-    loginLimiter: new LoginRateLimiter(options.loginRateLimit ?? DEFAULT_LOGIN_RATE_LIMIT),
+    loginLimiter: new LoginRateLimiter(db, options.loginRateLimit ?? DEFAULT_LOGIN_RATE_LIMIT),
+    registrationLimiter: new RegistrationRateLimiter(db, config.http.registerRateLimit),
     passwordRounds: options.passwordRounds ?? DEFAULT_BCRYPT_ROUNDS,
     isDev: config.isDev,
     isKnownTool: registryToolNameCheck(tools),
+    issuePages: options.issuePageCache,
   });
   await app.register(eventsPlugin, {
     prefix: "/api/v1",
@@ -130,6 +144,12 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     keepAliveMs: config.agent.keepAliveMs,
   });
   return app;
+}
+
+/** Fastify takes a hop count too, but its types do not say so: the same rule as a function. */
+function trustProxyOption(trustProxy: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trustProxy !== "number") return trustProxy;
+  return (_address, hop) => hop < trustProxy;
 }
 
 /** One structured line per request, after it completes; headers (and so credentials) are never logged. */

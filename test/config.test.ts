@@ -56,11 +56,38 @@ describe("config", () => {
       TASK_LEASE_MS: "soon",
       TASK_RETRY_BASE_MS: "1.5",
       MCP_CONNECT_TIMEOUT_MS: "0",
+      TRUST_PROXY: "10.0.0.0/33,example.com",
+      REQUEST_BODY_TIMEOUT_MS: "0",
+      REGISTER_RATE_LIMIT: "-1",
     };
     for (const [variable, value] of Object.entries(cases)) {
       const message = configError({ [variable]: value });
       expect(message).toContain(`Invalid configuration: ${variable} `);
       expect(message).not.toContain("\n");
+    }
+  });
+
+  it("reads the HTTP hardening settings: no proxy trusted, body timeout, registrations limited outside dev", () => {
+    expect(loadConfig({}).http).toEqual({ trustProxy: false, requestBodyTimeoutMs: 10_000, registerRateLimit: 0 });
+    const production = { PLATFORM_ENV: "production", PLATFORM_JWT_SECRET: strongSecret };
+    expect(loadConfig(production).http.registerRateLimit).toBe(20);
+    expect(loadConfig({ ...production, REGISTER_RATE_LIMIT: "0" }).http.registerRateLimit).toBe(0);
+    expect(loadConfig({ REGISTER_RATE_LIMIT: "5" }).http.registerRateLimit).toBe(5);
+    expect(loadConfig({ REQUEST_BODY_TIMEOUT_MS: "2500" }).http.requestBodyTimeoutMs).toBe(2500);
+    const trusted = (value: string) => loadConfig({ TRUST_PROXY: value }).http.trustProxy;
+    expect(trusted("true")).toBe(true);
+    expect(trusted("false")).toBe(false);
+    expect(trusted("2")).toBe(2);
+    expect(trusted("loopback, 10.0.0.0/8,192.168.1.1,::1,fd00::/8,172.16.0.0/255.240.0.0")).toEqual([
+      "loopback",
+      "10.0.0.0/8",
+      "192.168.1.1",
+      "::1",
+      "fd00::/8",
+      "172.16.0.0/255.240.0.0",
+    ]);
+    for (const bad of ["yes please", "10.0.0.0/33", "10.0.0.1/8/8", "300.1.1.1", "::1/129", "1.2.3.4,"]) {
+      expect(configError({ TRUST_PROXY: bad })).toMatch(/^Invalid configuration: TRUST_PROXY must be true, false/);
     }
   });
 

@@ -11,7 +11,7 @@ await migrateToLatest(database.db);
 const app = await buildServer({
   config,
   database,
-  loginRateLimit: { failuresPerEmail: 1e9, attemptsPerAddress: 1e9, windowMs: 60_000 },
+  loginRateLimit: { failuresPerEmail: 1e9, failuresPerAddress: 1e9, windowMs: 60_000 },
 });
 const url = await app.listen({ host: "127.0.0.1", port: 0 });
 console.log(url);

@@ -317,6 +317,14 @@ export interface ApprovalsTable {
   decided_at: string | null;
 }
 
+/** One fixed window of one rate-limit bucket (e.g. login failures of an email from an address). */
+export interface RateLimitsTable {
+  key: string;
+  window_start: string;
+  count: number;
+  expires_at: string;
+}
+
 export interface Database {
   users: UsersTable;
   workspaces: WorkspacesTable;
@@ -342,4 +350,5 @@ export interface Database {
   runs: RunsTable;
   run_events: RunEventsTable;
   approvals: ApprovalsTable;
+  rate_limits: RateLimitsTable;
 }

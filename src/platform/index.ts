@@ -9,6 +9,7 @@ import type { ToolNameCheck } from "./agents/service.ts";
 import { apiKeyRoutes } from "./api-keys/routes.ts";
 import { commentRoutes } from "./comments/routes.ts";
 import { dependencyRoutes } from "./dependencies/routes.ts";
+import type { IssuePageCache } from "./issues/page-cache.ts";
 import { issueRoutes } from "./issues/routes.ts";
 import { labelRoutes } from "./labels/routes.ts";
 import { memberRoutes } from "./members/routes.ts";
@@ -19,11 +20,22 @@ export interface PlatformOptions extends AccountOptions {
   dialect: SqlDialect;
   /** Agents may name only tools this says exist. */
   isKnownTool: ToolNameCheck;
+  /** The issue list's page cache; a test hands its own to watch its size. */
+  issuePages?: IssuePageCache;
 }
 
 export async function platformRoutes(app: FastifyInstance, options: PlatformOptions): Promise<void> {
-  const { db, dialect, authenticator, tokens, loginLimiter, passwordRounds, isDev, isKnownTool } = options;
-  await app.register(accountRoutes, { db, tokens, authenticator, loginLimiter, passwordRounds, isDev });
+  const { db, dialect, authenticator, isKnownTool, issuePages } = options;
+  const { tokens, loginLimiter, registrationLimiter, passwordRounds, isDev } = options;
+  await app.register(accountRoutes, {
+    db,
+    tokens,
+    authenticator,
+    loginLimiter,
+    registrationLimiter,
+    passwordRounds,
+    isDev,
+  });
   await app.register(async (authenticated) => {
     requireAuthentication(authenticated, authenticator);
     await authenticated.register(workspaceCollectionRoutes, { db });
@@ -41,7 +53,7 @@ export async function platformRoutes(app: FastifyInstance, options: PlatformOpti
           apiKeyRoutes,
         ])
           await workspace.register(routes, { db });
-        await workspace.register(issueRoutes, { db, dialect });
+        await workspace.register(issueRoutes, { db, dialect, pages: issuePages });
         await workspace.register(agentRoutes, { db, isKnownTool });
       },
       { prefix: "/workspaces/:ws_id" },

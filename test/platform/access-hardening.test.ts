@@ -83,7 +83,7 @@ describe.each(testDialects)("access hardening (%s)", (dialect) => {
 describe("login lockout", () => {
   it("failures from one address do not lock the same email out from another address", async () => {
     const t = await startTestApp("sqlite", {
-      loginRateLimit: { failuresPerEmail: 2, attemptsPerAddress: 100, windowMs: 60_000 },
+      loginRateLimit: { failuresPerEmail: 2, failuresPerAddress: 100, windowMs: 60_000 },
     });
     try {
       const { user } = await registerUser(t.api, "victim");

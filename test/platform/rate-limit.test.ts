@@ -5,7 +5,7 @@ describe("login rate limit", () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp("sqlite", {
-      loginRateLimit: { failuresPerEmail: 3, attemptsPerAddress: 100, windowMs: 60_000 },
+      loginRateLimit: { failuresPerEmail: 3, failuresPerAddress: 100, windowMs: 60_000 },
     });
   });
   afterAll(() => t.close());
@@ -26,7 +26,7 @@ describe("login rate limit", () => {
 
   it("limits attempts per client address", async () => {
     const strict = await startTestApp("sqlite", {
-      loginRateLimit: { failuresPerEmail: 100, attemptsPerAddress: 2, windowMs: 60_000 },
+      loginRateLimit: { failuresPerEmail: 100, failuresPerAddress: 2, windowMs: 60_000 },
     });
     try {
       const statuses = [];

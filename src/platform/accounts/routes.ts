@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Authenticator } from "../../auth/authenticator.ts";
 import { hashPassword, verifyPassword } from "../../auth/passwords.ts";
-import type { LoginRateLimiter } from "../../auth/rate-limit.ts";
+import type { LoginRateLimiter, RegistrationRateLimiter } from "../../auth/rate-limit.ts";
 import type { TokenService } from "../../auth/tokens.ts";
 import type { Db } from "../../db/index.ts";
 import { HttpError, notFound, unauthorized } from "../../http/errors.ts";
@@ -15,6 +15,7 @@ export interface AccountOptions {
   tokens: TokenService;
   authenticator: Authenticator;
   loginLimiter: LoginRateLimiter;
+  registrationLimiter: RegistrationRateLimiter;
   /** bcrypt cost for new password hashes (12 unless a test or benchmark lowers it). */
   passwordRounds: number;
   /** In PLATFORM_ENV=dev short passwords are accepted. */
@@ -22,7 +23,7 @@ export interface AccountOptions {
 }
 
 export async function accountRoutes(app: FastifyInstance, options: AccountOptions): Promise<void> {
-  const { db, tokens, authenticator, loginLimiter, passwordRounds } = options;
+  const { db, tokens, authenticator, loginLimiter, registrationLimiter, passwordRounds } = options;
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
   routes.post(
@@ -37,6 +38,11 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
     },
     async (request, reply) => {
       const { email, password, name } = request.body;
+      const retryAfter = await registrationLimiter.admit(request.ip);
+      if (retryAfter !== undefined) {
+        reply.header("retry-after", String(retryAfter));
+        throw new HttpError(429, "Too many registrations from this address. Try again later.");
+      }
       await assertEmailFree(db, email);
       const passwordHash = await hashPassword(password, passwordRounds);
       const user = await createUser(db, { email, name: name ?? undefined, passwordHash });
@@ -56,20 +62,16 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
     },
     async (request, reply) => {
       const { email, password } = request.body;
-      // Failures count per email *and* address: a stranger who knows someone's email cannot lock them out.
-      const key = `${emailKey(email)} ${request.ip}`;
-      const retryAfter = loginLimiter.admit(key, request.ip);
-      if (retryAfter !== undefined) {
-        reply.header("retry-after", String(retryAfter));
+      // Only failures count, per email *and* address: a stranger who knows someone's email cannot lock them out.
+      const attempt = await loginLimiter.admit(emailKey(email), request.ip);
+      if (attempt.retryAfterSeconds !== undefined) {
+        reply.header("retry-after", String(attempt.retryAfterSeconds));
         throw new HttpError(429, "Too many login attempts. Try again later.");
       }
       const user = await findUserByEmail(db, email);
       if (!user) throw notFound("User");
-      if (!(await verifyPassword(password, user.password_hash))) {
-        loginLimiter.recordFailure(key);
-        throw unauthorized("Invalid email or password");
-      }
-      loginLimiter.recordSuccess(key);
+      if (!(await verifyPassword(password, user.password_hash))) throw unauthorized("Invalid email or password");
+      await attempt.succeeded();
       return reply.send({ token: await tokens.issue(user), user: publicUser(user) });
     },
   );

@@ -14,10 +14,9 @@ const tags = ["issues"];
 /** Registered under `/workspaces/:ws_id`, inside the membership guard. */
 export async function issueRoutes(
   app: FastifyInstance,
-  { db, dialect }: { db: Db; dialect: SqlDialect },
+  { db, dialect, pages = new IssuePageCache() }: { db: Db; dialect: SqlDialect; pages?: IssuePageCache },
 ): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
-  const pages = new IssuePageCache();
 
   routes.post(
     "/issues/",
