@@ -17,9 +17,10 @@ import type { Config } from "./config.ts";
 import { buildCore } from "./core.ts";
 import type { DatabaseHandle } from "./db/index.ts";
 import { type EventsTuning, eventsPlugin } from "./events/index.ts";
-import { registerErrorHandler } from "./http/errors.ts";
+import { clientError, frameworkError, registerErrorHandler } from "./http/errors.ts";
 import { jsonBodies } from "./http/json-body.ts";
 import { listensOnLoopbackOnly, originIsLoopback } from "./http/loopback.ts";
+import { logOneLinePerRequest } from "./http/request-log.ts";
 import { mcpRoutes } from "./mcp/index.ts";
 import { platformRoutes } from "./platform/index.ts";
 import type { ToolRegistry } from "./tools/registry.ts";
@@ -52,7 +53,11 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     },
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
-    routerOptions: { ignoreTrailingSlash: true },
+    // Ids of any length reach the routes, which answer 404 (403 for a workspace) for one that names nothing: no URL
+    // Node accepts (16 KiB of headers) holds a longer parameter.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 16 * 1024 },
+    frameworkErrors: frameworkError,
+    clientErrorHandler: clientError,
     forceCloseConnections: "idle",
   });
   app.setValidatorCompiler(validatorCompiler);
@@ -74,6 +79,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   await app.register(cors, {
     origin: (origin, allow) =>
       allow(null, origin === undefined || !listensOnLoopbackOnly(app.server) || originIsLoopback(origin)),
+    methods: ["GET", "HEAD", "POST", "PATCH", "DELETE"],
     exposedHeaders: ["Mcp-Session-Id", "WWW-Authenticate"],
   });
   await app.register(swagger, {
@@ -130,19 +136,4 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     keepAliveMs: config.agent.keepAliveMs,
   });
   return app;
-}
-
-/** One structured line per request, after it completes; headers (and so credentials) are never logged. */
-function logOneLinePerRequest(app: FastifyInstance): void {
-  app.addHook("onResponse", async (request, reply) => {
-    request.log.info(
-      {
-        method: request.method,
-        url: request.url.split("?")[0],
-        statusCode: reply.statusCode,
-        ms: Math.round(reply.elapsedTime * 10) / 10,
-      },
-      "request",
-    );
-  });
 }

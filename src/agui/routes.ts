@@ -11,6 +11,7 @@ import { loadMembership } from "../auth/membership.ts";
 import type { Db } from "../db/index.ts";
 import { HttpError, notFound, unauthorized } from "../http/errors.ts";
 import { guardLoopback } from "../http/loopback.ts";
+import { logRequest } from "../http/request-log.ts";
 import { SseRunWriter } from "./events.ts";
 import { parseRunInput } from "./request.ts";
 
@@ -109,11 +110,7 @@ export async function aguiRoutes(app: FastifyInstance, options: AguiOptions): Pr
       } finally {
         writer.close();
         res.end();
-        // A hijacked reply skips the onResponse hook that logs every other request.
-        request.log.info(
-          { method: "POST", url: "/agui", statusCode: 200, ms: Math.round(reply.elapsedTime * 10) / 10 },
-          controller.signal.aborted ? "request (client went away)" : "request",
-        );
+        logRequest(request, reply, controller.signal.aborted ? "client went away" : undefined);
       }
     },
   );

@@ -107,13 +107,6 @@ export async function eventStreamRoute(app: FastifyInstance, options: EventRoute
     async (request, reply) => {
       const socket = openEventStream(reply);
       if (!socket) return reply;
-      // A taken-over reply skips the onResponse hook that logs every other request: this stream logs when it ends.
-      socket.once("close", () =>
-        request.log.info(
-          { method: "GET", url: request.url.split("?")[0], statusCode: 200, ms: Math.round(reply.elapsedTime) },
-          "request (event stream closed)",
-        ),
-      );
       void options.hub.subscribe(socket, {
         ...request.streamCaller,
         workspaceId: request.params.ws_id,
