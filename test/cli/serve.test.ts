@@ -46,11 +46,12 @@ afterEach(() => {
 });
 
 describe("agent-platform serve", () => {
-  it("starts on an embedded database with one line naming the URL, and Ctrl-C lets in-flight requests finish", async () => {
-    const server = run(["serve", "--port", "0"]);
+  it("starts on an embedded database with one JSON line naming the URL, and Ctrl-C lets in-flight requests finish", async () => {
+    const server = run(["serve", "--port", "0"], { LOG_LEVEL: "info" });
     const url = await waitFor(() => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(server.output().stdout)?.[1]);
-    expect(server.output().stdout.trim().split("\n")).toHaveLength(1);
-    expect(server.output().stdout).toContain(join(server.dataDir, "data"));
+    const startLines = server.output().stdout.trim().split("\n");
+    expect(startLines).toHaveLength(1);
+    expect(JSON.parse(startLines[0] ?? "").msg).toContain(join(server.dataDir, "data"));
 
     // bcrypt at cost 12 keeps this request in flight while the server is asked to stop.
     const registering = fetch(`${url}/api/v1/auth/register`, {
@@ -88,7 +89,7 @@ describe("agent-platform serve --tools", () => {
   });
 
   it("loads the tools file and says so in the startup line", async () => {
-    const server = run(["serve", "--port", "0", "--tools", join(root, "examples/tools.ts")]);
+    const server = run(["serve", "--port", "0", "--tools", join(root, "examples/tools.ts")], { LOG_LEVEL: "info" });
     const line = await waitFor(() => /listening on .*\n/.exec(server.output().stdout)?.[0]);
     expect(line).toMatch(/\d+ tools from .*examples\/tools\.ts/);
   });
