@@ -3,12 +3,8 @@ import cors from "@fastify/cors";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
-import {
-  jsonSchemaTransform,
-  jsonSchemaTransformObject,
-  serializerCompiler,
-  validatorCompiler,
-} from "fastify-type-provider-zod";
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
 import { registryToolNameCheck } from "./agents/tools.ts";
 import { aguiRoutes } from "./agui/routes.ts";
 import { DEFAULT_BCRYPT_ROUNDS } from "./auth/passwords.ts";
@@ -20,6 +16,7 @@ import { type EventsTuning, eventsPlugin } from "./events/index.ts";
 import { clientError, frameworkError, registerErrorHandler } from "./http/errors.ts";
 import { jsonBodies } from "./http/json-body.ts";
 import { listensOnLoopbackOnly, originIsLoopback } from "./http/loopback.ts";
+import { noCredential, openapiOptions } from "./http/openapi.ts";
 import { logOneLinePerRequest } from "./http/request-log.ts";
 import { mcpRoutes } from "./mcp/index.ts";
 import { platformRoutes } from "./platform/index.ts";
@@ -82,18 +79,21 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     methods: ["GET", "HEAD", "POST", "PATCH", "DELETE"],
     exposedHeaders: ["Mcp-Session-Id", "WWW-Authenticate"],
   });
-  await app.register(swagger, {
-    openapi: {
-      info: { title: "agent-platform", version: VERSION, description: "Platform API, tool protocol and agent UI" },
-      components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
-      security: [{ bearer: [] }],
-    },
-    transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
-  });
+  await app.register(swagger, openapiOptions(VERSION));
   await app.register(swaggerUi, { routePrefix: "/docs" });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
-  app.get("/health", { schema: { hide: true } }, async () => ({ status: "ok" }));
+  app.withTypeProvider<ZodTypeProvider>().get(
+    "/health",
+    {
+      schema: {
+        tags: ["operations"],
+        summary: "Liveness: the process answers",
+        security: noCredential,
+        response: { 200: z.object({ status: z.literal("ok") }) },
+      },
+    },
+    async () => ({ status: "ok" as const }),
+  );
 
   await app.register(platformRoutes, {
     prefix: "/api/v1",

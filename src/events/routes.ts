@@ -8,6 +8,7 @@ import type { Db } from "../db/index.ts";
 import { isId, timestampAt } from "../db/values.ts";
 import { forbidden, unauthorized } from "../http/errors.ts";
 import { openEventStream } from "../http/event-stream.ts";
+import { eventStream } from "../http/openapi.ts";
 import { workspaceParams } from "../platform/workspaces/schemas.ts";
 import { readEvents } from "./outbox.ts";
 import { eventSchema, listEventsQuery, streamHeaders, streamQuery, ticketSchema } from "./schemas.ts";
@@ -101,7 +102,7 @@ export async function eventStreamRoute(app: FastifyInstance, options: EventRoute
         params: workspaceParams,
         querystring: streamQuery,
         headers: streamHeaders,
-        produces: ["text/event-stream"],
+        response: { 200: eventStream("The workspace's events, then `: keepalive` comments while quiet") },
       },
     },
     async (request, reply) => {

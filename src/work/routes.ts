@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { Db } from "../db/index.ts";
+import { eventStream } from "../http/openapi.ts";
 import { logRequest } from "../http/request-log.ts";
 import { actorOf } from "../platform/access.ts";
 import { issueParams } from "../platform/issues/schemas.ts";
@@ -141,6 +142,7 @@ export async function workRoutes(app: FastifyInstance, { db, tasks, streams }: W
           "Approvals show as CUSTOM events approval_requested and approval_decided.",
         params: runParams,
         headers: z.object({ "last-event-id": lastEventId }),
+        response: { 200: eventStream("The run's AG-UI events, live until the run ends") },
       },
     },
     async (request, reply) => {
