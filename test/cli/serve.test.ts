@@ -30,7 +30,7 @@ function run(args: string[], env: Record<string, string> = {}) {
   return { child, exited, output, dataDir };
 }
 
-async function waitFor<T>(check: () => T | undefined, timeoutMs = 15_000): Promise<T> {
+async function waitFor<T>(check: () => T | undefined, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = check();
@@ -45,7 +45,8 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-describe("agent-platform serve", () => {
+// Each test starts the CLI (tsx compiling on the fly): seconds on a busy machine.
+describe("agent-platform serve", { timeout: 90_000 }, () => {
   it("starts on an embedded database with one JSON line naming the URL, and Ctrl-C lets in-flight requests finish", async () => {
     const server = run(["serve", "--port", "0"], { LOG_LEVEL: "info" });
     const url = await waitFor(() => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(server.output().stdout)?.[1]);
@@ -78,7 +79,7 @@ describe("agent-platform serve", () => {
   });
 });
 
-describe("agent-platform serve --tools", () => {
+describe("agent-platform serve --tools", { timeout: 90_000 }, () => {
   it("names the tools file and line when it does not load, and does not start", async () => {
     const dir = mkdtempSync(join(tmpdir(), "agent-platform-tools-"));
     dirs.push(dir);

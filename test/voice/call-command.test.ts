@@ -41,7 +41,7 @@ const lines = (text: string) => text.split("\n").filter((line) => line.trim() !=
 
 /** The start-up line: a JSON log line on stderr, like every other log line of the call command. */
 async function startupLine(run: Run): Promise<string> {
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + 60_000;
   for (;;) {
     const entries = lines(run.stderr).map((line) => JSON.parse(line) as { msg: string });
     const running = entries.find((entry) => entry.msg.startsWith("Call server running"));
@@ -51,7 +51,8 @@ async function startupLine(run: Run): Promise<string> {
   }
 }
 
-describe("agent-platform call", () => {
+// Each test starts the CLI (tsx compiling on the fly): seconds on a busy machine.
+describe("agent-platform call", { timeout: 90_000 }, () => {
   it("without VENDOR_API_KEY exits 1 with a one-line message", async () => {
     const run = runCall([], {});
     expect(await run.exit).toBe(1);
