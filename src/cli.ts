@@ -63,9 +63,14 @@ async function serve(args: string[]): Promise<void> {
   process.on("SIGINT", () => void shutdown("SIGINT"));
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
 
-  const address = await app.listen({ host, port });
   const tools = custom.file ? `, ${custom.tools.length} tools from ${custom.file}` : "";
-  console.log(`agent-platform listening on ${address} (docs ${address}/docs, database ${database.location}${tools})`);
+  // Fastify's own start-up log line (JSON, like every other), in our words.
+  await app.listen({
+    host,
+    port,
+    listenTextResolver: (address) =>
+      `agent-platform listening on ${address} (docs ${address}/docs, database ${database.location}${tools})`,
+  });
 }
 
 /** The tools file of the working directory or --tools; a file that does not load stops the start with its line. */

@@ -3,12 +3,8 @@ import cors from "@fastify/cors";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
-import {
-  jsonSchemaTransform,
-  jsonSchemaTransformObject,
-  serializerCompiler,
-  validatorCompiler,
-} from "fastify-type-provider-zod";
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
 import { registryToolNameCheck } from "./agents/tools.ts";
 import { aguiRoutes } from "./agui/routes.ts";
 import { DEFAULT_BCRYPT_ROUNDS } from "./auth/passwords.ts";
@@ -22,9 +18,11 @@ import type { Config, TrustProxy } from "./config.ts";
 import { buildCore } from "./core.ts";
 import type { DatabaseHandle } from "./db/index.ts";
 import { type EventsTuning, eventsPlugin } from "./events/index.ts";
-import { registerErrorHandler } from "./http/errors.ts";
+import { clientError, frameworkError, registerErrorHandler } from "./http/errors.ts";
 import { jsonBodies } from "./http/json-body.ts";
 import { listensOnLoopbackOnly, originIsLoopback } from "./http/loopback.ts";
+import { noCredential, openapiOptions } from "./http/openapi.ts";
+import { logOneLinePerRequest } from "./http/request-log.ts";
 import { limitBodyTime, requestTimeoutOptions } from "./http/request-timeout.ts";
 import { mcpRoutes } from "./mcp/index.ts";
 import { platformRoutes } from "./platform/index.ts";
@@ -61,7 +59,11 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     },
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
-    routerOptions: { ignoreTrailingSlash: true },
+    // Ids of any length reach the routes, which answer 404 (403 for a workspace) for one that names nothing: no URL
+    // Node accepts (16 KiB of headers) holds a longer parameter.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 16 * 1024 },
+    frameworkErrors: frameworkError,
+    clientErrorHandler: clientError,
     forceCloseConnections: "idle",
     trustProxy: trustProxyOption(config.http.trustProxy),
     ...requestTimeoutOptions(config.http.requestBodyTimeoutMs),
@@ -86,20 +88,24 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   await app.register(cors, {
     origin: (origin, allow) =>
       allow(null, origin === undefined || !listensOnLoopbackOnly(app.server) || originIsLoopback(origin)),
+    methods: ["GET", "HEAD", "POST", "PATCH", "DELETE"],
     exposedHeaders: ["Mcp-Session-Id", "WWW-Authenticate"],
   });
-  await app.register(swagger, {
-    openapi: {
-      info: { title: "agent-platform", version: VERSION, description: "Platform API, tool protocol and agent UI" },
-      components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
-      security: [{ bearer: [] }],
-    },
-    transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
-  });
+  await app.register(swagger, openapiOptions(VERSION));
   await app.register(swaggerUi, { routePrefix: "/docs" });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
-  app.get("/health", { schema: { hide: true } }, async () => ({ status: "ok" }));
+  app.withTypeProvider<ZodTypeProvider>().get(
+    "/health",
+    {
+      schema: {
+        tags: ["operations"],
+        summary: "Liveness: the process answers",
+        security: noCredential,
+        response: { 200: z.object({ status: z.literal("ok") }) },
+      },
+    },
+    async () => ({ status: "ok" as const }),
+  );
 
   await app.register(platformRoutes, {
     prefix: "/api/v1",
@@ -150,19 +156,4 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
 function trustProxyOption(trustProxy: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
   if (typeof trustProxy !== "number") return trustProxy;
   return (_address, hop) => hop < trustProxy;
-}
-
-/** One structured line per request, after it completes; headers (and so credentials) are never logged. */
-function logOneLinePerRequest(app: FastifyInstance): void {
-  app.addHook("onResponse", async (request, reply) => {
-    request.log.info(
-      {
-        method: request.method,
-        url: request.url.split("?")[0],
-        statusCode: reply.statusCode,
-        ms: Math.round(reply.elapsedTime * 10) / 10,
-      },
-      "request",
-    );
-  });
 }

@@ -11,7 +11,10 @@ import { loadMembership } from "../auth/membership.ts";
 import type { Db } from "../db/index.ts";
 import { HttpError, notFound, unauthorized } from "../http/errors.ts";
 import { guardLoopback } from "../http/loopback.ts";
+import { documented } from "../http/openapi.ts";
+import { logRequest } from "../http/request-log.ts";
 import { SseRunWriter } from "./events.ts";
+import { aguiDocs } from "./openapi.ts";
 import { parseRunInput } from "./request.ts";
 
 const SSE_HEADERS = {
@@ -62,14 +65,8 @@ export async function aguiRoutes(app: FastifyInstance, options: AguiOptions): Pr
   routes.post(
     "/agui",
     {
-      schema: {
-        tags: ["agent-ui"],
-        summary: "Run an agent for a thread, streamed as server-sent events (AG-UI)",
-        description:
-          "Body: the seed's `{threadId, runId, state:{messages}}` or the official RunAgentInput (snake_case accepted). " +
-          "A top-level `messages` array selects the official UPPER_SNAKE event names, otherwise the seed's lower-case ones.",
-        querystring: query,
-      },
+      config: { swaggerTransform: documented(aguiDocs) },
+      schema: { querystring: query },
     },
     async (request, reply) => {
       const principal = await authenticator.authenticate(request.headers);
@@ -109,11 +106,7 @@ export async function aguiRoutes(app: FastifyInstance, options: AguiOptions): Pr
       } finally {
         writer.close();
         res.end();
-        // A hijacked reply skips the onResponse hook that logs every other request.
-        request.log.info(
-          { method: "POST", url: "/agui", statusCode: 200, ms: Math.round(reply.elapsedTime * 10) / 10 },
-          controller.signal.aborted ? "request (client went away)" : "request",
-        );
+        logRequest(request, reply, controller.signal.aborted ? "client went away" : undefined);
       }
     },
   );

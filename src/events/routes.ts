@@ -8,6 +8,7 @@ import type { Db } from "../db/index.ts";
 import { isId, timestampAt } from "../db/values.ts";
 import { forbidden, unauthorized } from "../http/errors.ts";
 import { openEventStream } from "../http/event-stream.ts";
+import { eventStream } from "../http/openapi.ts";
 import { workspaceParams } from "../platform/workspaces/schemas.ts";
 import { readEvents } from "./outbox.ts";
 import { eventSchema, listEventsQuery, streamHeaders, streamQuery, ticketSchema } from "./schemas.ts";
@@ -101,19 +102,12 @@ export async function eventStreamRoute(app: FastifyInstance, options: EventRoute
         params: workspaceParams,
         querystring: streamQuery,
         headers: streamHeaders,
-        produces: ["text/event-stream"],
+        response: { 200: eventStream("The workspace's events, then `: keepalive` comments while quiet") },
       },
     },
     async (request, reply) => {
       const socket = openEventStream(reply);
       if (!socket) return reply;
-      // A taken-over reply skips the onResponse hook that logs every other request: this stream logs when it ends.
-      socket.once("close", () =>
-        request.log.info(
-          { method: "GET", url: request.url.split("?")[0], statusCode: 200, ms: Math.round(reply.elapsedTime) },
-          "request (event stream closed)",
-        ),
-      );
       void options.hub.subscribe(socket, {
         ...request.streamCaller,
         workspaceId: request.params.ws_id,

@@ -1,8 +1,11 @@
 // Typed HTTP errors and the one handler that turns every error into the documented JSON:
 // `{"detail": "<message>"}`, or for validation `{"detail": [{type, loc, msg}]}` with status 422.
-import type { FastifyError, FastifyInstance } from "fastify";
+import { STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 import { databaseRefusal } from "../db/index.ts";
+import { logRequest } from "./request-log.ts";
 
 export class HttpError extends Error {
   constructor(
@@ -92,4 +95,41 @@ export function registerErrorHandler(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ detail: "Not Found" }));
+}
+
+/**
+ * Errors Fastify answers before any route runs (a path that is not valid percent-encoding), in the same shape. An id
+ * longer than the router's parameter limit never gets here: the limit is set above any URL Node accepts.
+ */
+export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  if (error.code === "FST_ERR_BAD_URL") {
+    reply.code(400).send({ detail: "Malformed URL: the path is not valid percent-encoding" });
+  } else {
+    const statusCode = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
+    reply.code(statusCode).send({ detail: statusCode < 500 ? error.message : "Internal server error" });
+  }
+  logRequest(request, reply); // no route, so no onResponse hook
+}
+
+/**
+ * Requests Node refuses while reading them (headers too large, a malformed request line, a request that takes too
+ * long), answered on the raw socket, still as `{"detail": …}`.
+ */
+export function clientError(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === "ECONNRESET" || socket.destroyed) return;
+  const [statusCode, detail] =
+    error.code === "HPE_HEADER_OVERFLOW"
+      ? [431, "Request headers (URL included) too large"]
+      : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? [408, "Request timed out"]
+        : [400, "Malformed HTTP request"];
+  this.log.info({ statusCode, code: error.code }, "request refused before it was read");
+  if (socket.writable) {
+    const body = JSON.stringify({ detail });
+    socket.write(
+      `HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }

@@ -3,6 +3,7 @@
 // stream holds only its socket, not a response object with chunked encoding on top.
 import type { Socket } from "node:net";
 import type { FastifyReply } from "fastify";
+import { logRequest } from "./request-log.ts";
 
 /** Takes over the reply's socket and sends the head of a `text/event-stream`; undefined if the client already left. */
 export function openEventStream(reply: FastifyReply, firstFrames = ""): Socket | undefined {
@@ -15,6 +16,8 @@ export function openEventStream(reply: FastifyReply, firstFrames = ""): Socket |
   reply.hijack();
   const socket = reply.raw.socket;
   if (!socket || socket.destroyed) return undefined;
+  // A reply taken over this way never "finishes", so the request's one log line is written when the stream ends.
+  socket.once("close", () => logRequest(reply.request, reply, "event stream closed"));
   socket.setNoDelay(true);
   socket.write(head + firstFrames);
   return socket;

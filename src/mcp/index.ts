@@ -4,11 +4,13 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Authenticator } from "../auth/authenticator.ts";
 import type { Db } from "../db/index.ts";
 import { guardLoopback } from "../http/loopback.ts";
+import { documented } from "../http/openapi.ts";
 import type { ToolInvoker } from "../tools/invoker.ts";
 import { challengeRefusedCallers, refuseClientRegistration } from "./auth-challenge.ts";
 import { abortOnDisconnect, type CallerChecks, checkSessionPost, resolveCaller } from "./caller.ts";
 import { answerDirectPost } from "./direct-post.ts";
 import { McpDispatcher, type ServerInfo } from "./dispatcher.ts";
+import { messagesDocs, sseDocs } from "./openapi.ts";
 import { MESSAGES_PATH, SseSessions } from "./sse.ts";
 import { streamableHttpRoutes } from "./streamable-http.ts";
 
@@ -45,28 +47,36 @@ export async function mcpRoutes(scope: FastifyInstance, options: McpOptions): Pr
   challengeRefusedCallers(scope);
   refuseClientRegistration(scope, options.authenticator);
 
-  scope.get("/sse", async (request: FastifyRequest<{ Querystring: MessagesQuery }>, reply) => {
-    sessions.open(reply, await resolveCaller(checks, request));
-    return reply;
-  });
+  scope.get(
+    "/sse",
+    { config: { swaggerTransform: documented(sseDocs) } },
+    async (request: FastifyRequest<{ Querystring: MessagesQuery }>, reply) => {
+      sessions.open(reply, await resolveCaller(checks, request));
+      return reply;
+    },
+  );
 
-  scope.post(MESSAGES_PATH, async (request: FastifyRequest<{ Querystring: MessagesQuery }>, reply) => {
-    const sessionId = request.query.session_id ?? request.query.sessionId;
-    const body = (request.body as string | undefined) ?? "";
-    if (sessionId === undefined) {
-      const caller = abortOnDisconnect((await resolveCaller(checks, request)).scope, reply.raw);
-      return answerDirectPost(dispatcher, body, caller, reply);
-    }
-    const lookup = sessions.check(sessionId);
-    if (!lookup.found) {
-      await resolveCaller(checks, request); // a bad credential is 401 before anything is said about the session
-      return reply.code(lookup.status).send({ detail: lookup.detail });
-    }
-    await checkSessionPost(checks, request, lookup.opener, () => sessions.end(sessionId));
-    reply.code(202).send();
-    await sessions.deliver(sessionId, body);
-    return reply;
-  });
+  scope.post(
+    MESSAGES_PATH,
+    { config: { swaggerTransform: documented(messagesDocs) } },
+    async (request: FastifyRequest<{ Querystring: MessagesQuery }>, reply) => {
+      const sessionId = request.query.session_id ?? request.query.sessionId;
+      const body = (request.body as string | undefined) ?? "";
+      if (sessionId === undefined) {
+        const caller = abortOnDisconnect((await resolveCaller(checks, request)).scope, reply.raw);
+        return answerDirectPost(dispatcher, body, caller, reply);
+      }
+      const lookup = sessions.check(sessionId);
+      if (!lookup.found) {
+        await resolveCaller(checks, request); // a bad credential is 401 before anything is said about the session
+        return reply.code(lookup.status).send({ detail: lookup.detail });
+      }
+      await checkSessionPost(checks, request, lookup.opener, () => sessions.end(sessionId));
+      reply.code(202).send();
+      await sessions.deliver(sessionId, body);
+      return reply;
+    },
+  );
 
   streamableHttpRoutes(scope, checks, dispatcher);
 }

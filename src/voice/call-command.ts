@@ -43,7 +43,7 @@ export async function runCallCommand(args: string[]): Promise<number> {
       usePublic: flags.public ?? config.voice.public,
       toolsPath: flags.tools,
       config,
-      // stdout carries only the one line below; logs go to stderr.
+      // Logs, the start-up line included, are JSON lines on stderr.
       logger: { level: config.logLevel, stream: process.stderr },
     });
     // Listening for Ctrl-C before saying we are up, so a signal right after the line is never missed.
@@ -59,7 +59,7 @@ export async function runCallCommand(args: string[]): Promise<number> {
     const webhook = server.publicUrl ? `${server.publicUrl.replace(/\/$/, "")}/` : `${server.url}/`;
     const toolCount = server.toolNames.filter((name) => name !== "end_call").length;
     const tools = server.toolsFile ? `, ${toolCount} tool${toolCount === 1 ? "" : "s"} from ${server.toolsFile}` : "";
-    console.log(
+    server.log.info(
       server.publicUrl
         ? `Call server running: carrier webhook ${webhook} (local ${server.url}${tools})`
         : `Call server running on ${server.url} (carrier webhook ${webhook}${tools}; --public for a public URL)`,

@@ -1,5 +1,5 @@
 // startCallServer: the voice-call server from code (the `call` command uses it too).
-import type { FastifyServerOptions } from "fastify";
+import type { FastifyBaseLogger, FastifyServerOptions } from "fastify";
 import { type Config, loadConfig } from "../config.ts";
 import { openDatabase } from "../db/index.ts";
 import { migrateToLatest } from "../db/migrate.ts";
@@ -39,6 +39,8 @@ export interface CallServer {
   toolsFile?: string;
   /** Names of the tools offered to the model, end_call first. */
   toolNames: string[];
+  /** The server's logger (JSON lines). */
+  log: FastifyBaseLogger;
   close(): Promise<void>;
 }
 
@@ -128,6 +130,7 @@ export async function startCallServer(options: CallServerOptions): Promise<CallS
       publicUrl: tunnel?.url,
       toolsFile: custom?.file,
       toolNames: toolDefinitions.map((definition) => definition.name),
+      log: app.log,
       close: () => app.close(),
     };
   } catch (error) {

@@ -3,6 +3,8 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { Db } from "../db/index.ts";
+import { eventStream } from "../http/openapi.ts";
+import { logRequest } from "../http/request-log.ts";
 import { actorOf } from "../platform/access.ts";
 import { issueParams } from "../platform/issues/schemas.ts";
 import { pageQuery } from "../platform/pagination.ts";
@@ -140,6 +142,7 @@ export async function workRoutes(app: FastifyInstance, { db, tasks, streams }: W
           "Approvals show as CUSTOM events approval_requested and approval_decided.",
         params: runParams,
         headers: z.object({ "last-event-id": lastEventId }),
+        response: { 200: eventStream("The run's AG-UI events, live until the run ends") },
       },
     },
     async (request, reply) => {
@@ -148,10 +151,7 @@ export async function workRoutes(app: FastifyInstance, { db, tasks, streams }: W
       reply.hijack();
       res.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), ...SSE_HEADERS });
       await streams.follow(res, run.id, request.headers["last-event-id"] ?? 0);
-      request.log.info(
-        { method: "GET", url: request.url.split("?")[0], statusCode: 200, ms: Math.round(reply.elapsedTime * 10) / 10 },
-        "request",
-      );
+      logRequest(request, reply);
     },
   );
 

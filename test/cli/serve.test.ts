@@ -30,7 +30,7 @@ function run(args: string[], env: Record<string, string> = {}) {
   return { child, exited, output, dataDir };
 }
 
-async function waitFor<T>(check: () => T | undefined, timeoutMs = 15_000): Promise<T> {
+async function waitFor<T>(check: () => T | undefined, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = check();
@@ -45,12 +45,14 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-describe("agent-platform serve", () => {
-  it("starts on an embedded database with one line naming the URL, and Ctrl-C lets in-flight requests finish", async () => {
-    const server = run(["serve", "--port", "0"]);
+// Each test starts the CLI (tsx compiling on the fly): seconds on a busy machine.
+describe("agent-platform serve", { timeout: 90_000 }, () => {
+  it("starts on an embedded database with one JSON line naming the URL, and Ctrl-C lets in-flight requests finish", async () => {
+    const server = run(["serve", "--port", "0"], { LOG_LEVEL: "info" });
     const url = await waitFor(() => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(server.output().stdout)?.[1]);
-    expect(server.output().stdout.trim().split("\n")).toHaveLength(1);
-    expect(server.output().stdout).toContain(join(server.dataDir, "data"));
+    const startLines = server.output().stdout.trim().split("\n");
+    expect(startLines).toHaveLength(1);
+    expect(JSON.parse(startLines[0] ?? "").msg).toContain(join(server.dataDir, "data"));
 
     // bcrypt at cost 12 keeps this request in flight while the server is asked to stop.
     const registering = fetch(`${url}/api/v1/auth/register`, {
@@ -77,7 +79,7 @@ describe("agent-platform serve", () => {
   });
 });
 
-describe("agent-platform serve --tools", () => {
+describe("agent-platform serve --tools", { timeout: 90_000 }, () => {
   it("names the tools file and line when it does not load, and does not start", async () => {
     const dir = mkdtempSync(join(tmpdir(), "agent-platform-tools-"));
     dirs.push(dir);
@@ -88,7 +90,7 @@ describe("agent-platform serve --tools", () => {
   });
 
   it("loads the tools file and says so in the startup line", async () => {
-    const server = run(["serve", "--port", "0", "--tools", join(root, "examples/tools.ts")]);
+    const server = run(["serve", "--port", "0", "--tools", join(root, "examples/tools.ts")], { LOG_LEVEL: "info" });
     const line = await waitFor(() => /listening on .*\n/.exec(server.output().stdout)?.[0]);
     expect(line).toMatch(/\d+ tools from .*examples\/tools\.ts/);
   });

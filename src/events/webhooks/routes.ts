@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { Db } from "../../db/index.ts";
+import { noContent } from "../../http/openapi.ts";
 import { actorOf, refuseApiKeyCallers } from "../../platform/access.ts";
 import { pageQuery } from "../../platform/pagination.ts";
 import { workspaceParams } from "../../platform/workspaces/schemas.ts";
@@ -106,7 +107,15 @@ export async function webhookRoutes(app: FastifyInstance, options: WebhookRouteO
 
   routes.delete(
     "/webhooks/:webhook_id",
-    { config: admin, schema: { tags, summary: "Delete a webhook and its queued attempts", params: webhookParams } },
+    {
+      config: admin,
+      schema: {
+        tags,
+        summary: "Delete a webhook and its queued attempts",
+        params: webhookParams,
+        response: { 204: noContent },
+      },
+    },
     async (request, reply) => {
       await deleteWebhook(db, request.params.ws_id, request.params.webhook_id, actorOf(request));
       return reply.code(204).send();

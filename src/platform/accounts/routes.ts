@@ -6,6 +6,7 @@ import type { LoginRateLimiter, RegistrationRateLimiter } from "../../auth/rate-
 import type { TokenService } from "../../auth/tokens.ts";
 import type { Db } from "../../db/index.ts";
 import { HttpError, notFound, unauthorized } from "../../http/errors.ts";
+import { noCredential } from "../../http/openapi.ts";
 import { requireAuthentication } from "../access.ts";
 import { authResponseSchema, loginBodySchema, registerBodySchema, userSchema } from "./schemas.ts";
 import { assertEmailFree, createUser, emailKey, findUserByEmail, findUserById, publicUser } from "./users.ts";
@@ -32,6 +33,7 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
       schema: {
         tags: ["auth"],
         summary: "Create an account and get a token",
+        security: noCredential,
         body: registerBodySchema(options.isDev),
         response: { 201: authResponseSchema },
       },
@@ -56,6 +58,7 @@ export async function accountRoutes(app: FastifyInstance, options: AccountOption
       schema: {
         tags: ["auth"],
         summary: "Exchange email and password for a token",
+        security: noCredential,
         body: loginBodySchema,
         response: { 200: authResponseSchema },
       },

@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { Db } from "../../db/index.ts";
+import { noContent } from "../../http/openapi.ts";
 import { actorOf } from "../access.ts";
 import { workspaceParams } from "../workspaces/schemas.ts";
 import { agentListQuery, agentParams, agentSchema, createAgentBody, updateAgentBody } from "./schemas.ts";
@@ -73,7 +74,14 @@ export async function agentRoutes(
 
   routes.delete(
     "/agents/:agent_id",
-    { schema: { tags, summary: "Delete an agent (admin or the agent's owner)", params: agentParams } },
+    {
+      schema: {
+        tags,
+        summary: "Delete an agent (admin or the agent's owner)",
+        params: agentParams,
+        response: { 204: noContent },
+      },
+    },
     async (request, reply) => {
       await deleteAgent(db, request.membership, request.params.agent_id, actorOf(request));
       return reply.code(204).send();

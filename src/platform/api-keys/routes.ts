@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { Db } from "../../db/index.ts";
+import { noContent } from "../../http/openapi.ts";
 import { actorOf, refuseApiKeyCallers } from "../access.ts";
 import { pageQuery } from "../pagination.ts";
 import { workspaceParams } from "../workspaces/schemas.ts";
@@ -49,7 +50,12 @@ export async function apiKeyRoutes(app: FastifyInstance, { db }: { db: Db }): Pr
     "/api-keys/:key_id",
     {
       onRequest: refuseApiKeyCallers,
-      schema: { tags, summary: "Revoke an API key (admin, or its creator)", params: apiKeyParams },
+      schema: {
+        tags,
+        summary: "Revoke an API key (admin, or its creator)",
+        params: apiKeyParams,
+        response: { 204: noContent },
+      },
     },
     async (request, reply) => {
       await revokeApiKey(db, request.membership, request.params.key_id, actorOf(request));

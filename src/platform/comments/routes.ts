@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { Db } from "../../db/index.ts";
+import { noContent } from "../../http/openapi.ts";
 import { actorOf } from "../access.ts";
 import { issueParams } from "../issues/schemas.ts";
 import { pageQuery } from "../pagination.ts";
@@ -72,7 +73,14 @@ export async function commentRoutes(app: FastifyInstance, { db }: { db: Db }): P
 
   routes.delete(
     "/issues/:issue_id/comments/:comment_id",
-    { schema: { tags, summary: "Delete a comment and its replies (author or admin)", params: commentParams } },
+    {
+      schema: {
+        tags,
+        summary: "Delete a comment and its replies (author or admin)",
+        params: commentParams,
+        response: { 204: noContent },
+      },
+    },
     async (request, reply) => {
       const { ws_id, issue_id, comment_id } = request.params;
       await deleteComment(db, ws_id, issue_id, comment_id, actorOf(request), request.membership.role);

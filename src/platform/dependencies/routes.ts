@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { Db } from "../../db/index.ts";
+import { noContent } from "../../http/openapi.ts";
 import { actorOf } from "../access.ts";
 import { issueParams } from "../issues/schemas.ts";
 import { pageQuery } from "../pagination.ts";
@@ -54,6 +55,7 @@ export async function dependencyRoutes(app: FastifyInstance, { db }: { db: Db })
         tags,
         summary: "Remove a dependency (admin, or the creator of both issues)",
         params: dependencyParams,
+        response: { 204: noContent },
       },
     },
     async (request, reply) => {

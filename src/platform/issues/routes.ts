@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { Db, SqlDialect } from "../../db/index.ts";
+import { noContent } from "../../http/openapi.ts";
 import { actorOf } from "../access.ts";
 import { workspaceParams } from "../workspaces/schemas.ts";
 import { listIssuesJson } from "./list.ts";
@@ -78,6 +79,7 @@ export async function issueRoutes(
         tags,
         summary: "Delete an issue with its comments, label links and dependencies (admin or creator)",
         params: issueParams,
+        response: { 204: noContent },
       },
     },
     async (request, reply) => {

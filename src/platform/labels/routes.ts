@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { Db } from "../../db/index.ts";
+import { noContent } from "../../http/openapi.ts";
 import { actorOf } from "../access.ts";
 import { issueParams } from "../issues/schemas.ts";
 import { pageQuery } from "../pagination.ts";
@@ -78,7 +79,12 @@ export async function labelRoutes(app: FastifyInstance, { db }: { db: Db }): Pro
     "/labels/:label_id",
     {
       config: { role: "admin" },
-      schema: { tags, summary: "Delete a label and unlink it from every issue (admin)", params: labelParams },
+      schema: {
+        tags,
+        summary: "Delete a label and unlink it from every issue (admin)",
+        params: labelParams,
+        response: { 204: noContent },
+      },
     },
     async (request, reply) => {
       await deleteLabel(db, request.params.ws_id, request.params.label_id, actorOf(request));
@@ -102,7 +108,14 @@ export async function labelRoutes(app: FastifyInstance, { db }: { db: Db }): Pro
 
   routes.post(
     "/issues/:issue_id/labels/:label_id",
-    { schema: { tags, summary: "Put a label on an issue (idempotent)", params: issueLabelParams } },
+    {
+      schema: {
+        tags,
+        summary: "Put a label on an issue (idempotent)",
+        params: issueLabelParams,
+        response: { 204: noContent },
+      },
+    },
     async (request, reply) => {
       const { ws_id, issue_id, label_id } = request.params;
       await linkLabel(db, ws_id, issue_id, label_id, actorOf(request));
@@ -112,7 +125,14 @@ export async function labelRoutes(app: FastifyInstance, { db }: { db: Db }): Pro
 
   routes.delete(
     "/issues/:issue_id/labels/:label_id",
-    { schema: { tags, summary: "Take a label off an issue (idempotent)", params: issueLabelParams } },
+    {
+      schema: {
+        tags,
+        summary: "Take a label off an issue (idempotent)",
+        params: issueLabelParams,
+        response: { 204: noContent },
+      },
+    },
     async (request, reply) => {
       const { ws_id, issue_id, label_id } = request.params;
       await unlinkLabel(db, ws_id, issue_id, label_id, actorOf(request));

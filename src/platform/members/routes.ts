@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { Db } from "../../db/index.ts";
+import { noContent } from "../../http/openapi.ts";
 import { actorOf, refuseApiKeyCallers } from "../access.ts";
 import { pageQuery } from "../pagination.ts";
 import { workspaceParams } from "../workspaces/schemas.ts";
@@ -65,7 +66,12 @@ export async function memberRoutes(app: FastifyInstance, { db }: { db: Db }): Pr
     "/members/:user_id",
     {
       onRequest: refuseApiKeyCallers,
-      schema: { tags, summary: "Remove a member (admin), or leave (yourself)", params: memberParams },
+      schema: {
+        tags,
+        summary: "Remove a member (admin), or leave (yourself)",
+        params: memberParams,
+        response: { 204: noContent },
+      },
     },
     async (request, reply) => {
       await removeMember(db, request.membership, request.params.user_id, actorOf(request));

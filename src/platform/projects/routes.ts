@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { Db } from "../../db/index.ts";
+import { noContent } from "../../http/openapi.ts";
 import { actorOf } from "../access.ts";
 import { pageQuery } from "../pagination.ts";
 import { workspaceParams } from "../workspaces/schemas.ts";
@@ -91,6 +92,7 @@ export async function projectRoutes(app: FastifyInstance, { db }: { db: Db }): P
         tags,
         summary: "Delete a project; its issues stay, without a project (admin, lead or creator)",
         params: projectParams,
+        response: { 204: noContent },
       },
     },
     async (request, reply) => {

@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { Db } from "../../db/index.ts";
+import { noContent } from "../../http/openapi.ts";
 import { actorOf, refuseApiKeyCallers } from "../access.ts";
 import { pageQuery } from "../pagination.ts";
 import { createWorkspaceBody, updateWorkspaceBody, workspaceParams, workspaceSchema } from "./schemas.ts";
@@ -72,7 +73,12 @@ export async function workspaceRoutes(app: FastifyInstance, { db }: { db: Db }):
     {
       config: { role: "owner" },
       onRequest: refuseApiKeyCallers,
-      schema: { tags, summary: "Delete a workspace and everything in it (owner)", params: workspaceParams },
+      schema: {
+        tags,
+        summary: "Delete a workspace and everything in it (owner)",
+        params: workspaceParams,
+        response: { 204: noContent },
+      },
     },
     async (request, reply) => {
       await deleteWorkspace(db, request.params.ws_id);

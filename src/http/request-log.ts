@@ -1,0 +1,26 @@
+// One structured log line per request, after it completes; headers (and so credentials) are never logged.
+// Fastify's onResponse hook covers ordinary replies and those taken over and ended through the response object; a
+// stream written straight on the socket never "finishes", so it logs itself when the socket closes. Either may come
+// first, so a request is logged once, whichever does.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+
+const logged = new WeakSet<FastifyRequest>();
+
+export function logRequest(request: FastifyRequest, reply: FastifyReply, note?: string): void {
+  if (logged.has(request)) return;
+  logged.add(request);
+  const elapsed = reply.elapsedTime;
+  request.log.info(
+    {
+      method: request.method,
+      url: request.url.split("?")[0],
+      statusCode: reply.statusCode,
+      ...(Number.isFinite(elapsed) && { ms: Math.round(elapsed * 10) / 10 }),
+    },
+    note ? `request (${note})` : "request",
+  );
+}
+
+export function logOneLinePerRequest(app: FastifyInstance): void {
+  app.addHook("onResponse", async (request, reply) => logRequest(request, reply));
+}
