@@ -71,6 +71,8 @@ const envSchema = z.object({
     z.coerce.number().int({ message: "must be a whole number" }).min(1).max(100).default(10),
   ),
   AGUI_KEEPALIVE_MS: positiveWholeNumber("milliseconds", 15_000),
+  // Tools (every source: tools files, platform tools, agents' MCP servers)
+  TOOL_TIMEOUT_MS: positiveWholeNumber("milliseconds", 60_000),
   // Tool protocol over stdio (`agent-platform mcp`)
   AGENT_PLATFORM_API_KEY: z.preprocess(
     emptyAsUndefined,
@@ -119,6 +121,8 @@ export interface Config {
   isDev: boolean;
   jwtSecret: string;
   jwtTtlSeconds: number;
+  /** A tool call still running after this long is aborted and fails, whoever called it. */
+  toolTimeoutMs: number;
   agent: {
     defaultModel: string;
     defaultInstructions: string;
@@ -197,6 +201,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     isDev,
     jwtSecret: checkJwtSecret(vars.PLATFORM_JWT_SECRET, isDev, vars.PLATFORM_ENV),
     jwtTtlSeconds: vars.PLATFORM_JWT_TTL,
+    toolTimeoutMs: vars.TOOL_TIMEOUT_MS,
     agent: {
       defaultModel: vars.AGENT_MODEL,
       defaultInstructions: vars.AGENT_INSTRUCTIONS,

@@ -87,7 +87,7 @@ export async function startCallServer(options: CallServerOptions): Promise<CallS
       apiKey: voice.vendorApiKey,
       apiVersion: voice.realtimeDialect,
       toolDefinitions,
-      tools: new ToolInvoker(registry),
+      tools: new ToolInvoker(registry, { timeoutMs: config.toolTimeoutMs }),
       db: database.db,
       tokens: new StreamTokens(),
       startTimeoutMs: options.timeouts?.startMs,
