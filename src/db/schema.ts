@@ -317,6 +317,12 @@ export interface ApprovalsTable {
   decided_at: string | null;
 }
 
+/** A media-stream token that has been used (voice): each works once, until it expires. */
+export interface UsedStreamTokensTable {
+  token_id: string;
+  expires_at: string;
+}
+
 export interface Database {
   users: UsersTable;
   workspaces: WorkspacesTable;
@@ -342,4 +348,5 @@ export interface Database {
   runs: RunsTable;
   run_events: RunEventsTable;
   approvals: ApprovalsTable;
+  used_stream_tokens: UsedStreamTokensTable;
 }

@@ -44,6 +44,7 @@ export class CallBridge {
   private readonly abort = new AbortController();
   private readonly startTimer: NodeJS.Timeout;
   private malformedCount = 0;
+  private started = false;
   private ended = false;
 
   constructor(
@@ -83,17 +84,28 @@ export class CallBridge {
   }
 
   private start(start: StreamStart): void {
-    if (this.session || this.ended) {
+    if (this.started || this.ended) {
       this.malformed("a second start frame");
       return;
     }
+    this.started = true;
     clearTimeout(this.startTimer);
     const token = start.customParameters[STREAM_TOKEN_PARAMETER];
-    if (!this.settings.tokens.verify(token, start.callSid)) {
-      this.log.warn("media stream refused: missing or invalid stream token");
-      this.end("unauthorized", 1008);
-      return;
-    }
+    this.settings.tokens.use(token, start.callSid).then(
+      (valid) => {
+        if (this.ended) return; // the carrier went away meanwhile
+        if (valid) return this.begin(start);
+        this.log.warn("media stream refused: missing, invalid or already used stream token");
+        this.end("unauthorized", 1008);
+      },
+      (error: unknown) => {
+        this.log.error({ err: error }, "media stream refused: the stream token could not be checked");
+        this.end("stream token check failed", 1011);
+      },
+    );
+  }
+
+  private begin(start: StreamStart): void {
     const { settings } = this;
     this.record = new CallRecord(settings.db, settings.log, start.callSid, start.streamSid);
     this.log = settings.log.child({ callId: this.record.callId, callSid: start.callSid, streamSid: start.streamSid });
