@@ -31,6 +31,8 @@ export interface BridgeSettings {
 /** How long end_call waits for the goodbye to finish playing before hanging up. */
 const GOODBYE_PLAY_TIMEOUT_MS = 5_000;
 const MALFORMED_LOG_LIMIT = 5;
+/** Caller audio kept while the stream token is checked (20 ms frames: 10 s). */
+const MAX_EARLY_FRAMES = 500;
 
 export class CallBridge {
   readonly finished: Promise<void>;
@@ -45,6 +47,7 @@ export class CallBridge {
   private readonly startTimer: NodeJS.Timeout;
   private malformedCount = 0;
   private started = false;
+  private earlyAudio: string[] = [];
   private ended = false;
 
   constructor(
@@ -57,7 +60,7 @@ export class CallBridge {
     });
     this.carrier = new CarrierStream(socket, {
       start: (start) => this.start(start),
-      media: (payload) => this.provider?.appendAudio(payload),
+      media: (payload) => this.media(payload),
       mark: (name) => this.session?.markAcknowledged(name),
       dtmf: (digit) => this.log.debug({ digit }, "caller pressed a key"),
       stop: () => this.end("the carrier stopped the stream"),
@@ -105,6 +108,12 @@ export class CallBridge {
     );
   }
 
+  /** The caller's audio; what arrives while the stream token is being checked is kept for the provider. */
+  private media(payload: string): void {
+    if (this.provider) this.provider.appendAudio(payload);
+    else if (this.started && this.earlyAudio.length < MAX_EARLY_FRAMES) this.earlyAudio.push(payload);
+  }
+
   private begin(start: StreamStart): void {
     const { settings } = this;
     this.record = new CallRecord(settings.db, settings.log, start.callSid, start.streamSid);
@@ -136,6 +145,8 @@ export class CallBridge {
         },
       },
     );
+    for (const payload of this.earlyAudio) this.provider.appendAudio(payload);
+    this.earlyAudio = [];
   }
 
   private playAudio(itemId: string, delta: string): void {
