@@ -119,6 +119,8 @@ const envSchema = z.object({
     z.coerce.number().int({ message: "must be a whole number" }).min(1).max(100).default(10),
   ),
   AGUI_KEEPALIVE_MS: positiveWholeNumber("milliseconds", 15_000),
+  // Tools (every source: tools files, platform tools, agents' MCP servers)
+  TOOL_TIMEOUT_MS: positiveWholeNumber("milliseconds", 60_000),
   // Tool protocol over stdio (`agent-platform mcp`)
   AGENT_PLATFORM_API_KEY: z.preprocess(
     emptyAsUndefined,
@@ -175,6 +177,8 @@ export interface Config {
     /** Registrations per client address per hour; 0: no limit (the default in dev). */
     registerRateLimit: number;
   };
+  /** A tool call still running after this long is aborted and fails, whoever called it. */
+  toolTimeoutMs: number;
   agent: {
     defaultModel: string;
     defaultInstructions: string;
@@ -258,6 +262,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       requestBodyTimeoutMs: vars.REQUEST_BODY_TIMEOUT_MS,
       registerRateLimit: vars.REGISTER_RATE_LIMIT ?? (isDev ? 0 : DEFAULT_REGISTER_RATE_LIMIT),
     },
+    toolTimeoutMs: vars.TOOL_TIMEOUT_MS,
     agent: {
       defaultModel: vars.AGENT_MODEL,
       defaultInstructions: vars.AGENT_INSTRUCTIONS,

@@ -23,7 +23,7 @@ export interface Core {
 export function buildCore(config: Config, db: Db, registry = new ToolRegistry()): Core {
   const tokens = new TokenService(config.jwtSecret, config.jwtTtlSeconds);
   const authenticator = new Authenticator(db, tokens);
-  const tools = new ToolInvoker(registry);
+  const tools = new ToolInvoker(registry, { timeoutMs: config.toolTimeoutMs });
   const runtime = new AgentRuntime({ db, tools, settings: config.agent, status: new AgentStatusTracker(db) });
   registry.addSource(platformToolSource(db));
   registry.addSource(agentToolSource(db, runtime));

@@ -59,6 +59,7 @@ describe("config", () => {
       TRUST_PROXY: "10.0.0.0/33,example.com",
       REQUEST_BODY_TIMEOUT_MS: "0",
       REGISTER_RATE_LIMIT: "-1",
+      TOOL_TIMEOUT_MS: "1m",
     };
     for (const [variable, value] of Object.entries(cases)) {
       const message = configError({ [variable]: value });
@@ -134,5 +135,13 @@ describe("config", () => {
     });
     const config = loadConfig({ AGENT_WORKERS: "0", TASK_MAX_ATTEMPTS: "5", TASK_LEASE_MS: "1500" });
     expect(config.work).toMatchObject({ workers: 0, maxAttempts: 5, leaseMs: 1_500 });
+  });
+
+  it("limits every tool call to TOOL_TIMEOUT_MS, a minute unless set", () => {
+    expect(loadConfig({}).toolTimeoutMs).toBe(60_000);
+    expect(loadConfig({ TOOL_TIMEOUT_MS: "2500" }).toolTimeoutMs).toBe(2_500);
+    expect(configError({ TOOL_TIMEOUT_MS: "0" })).toBe(
+      "Invalid configuration: TOOL_TIMEOUT_MS must be a positive number of milliseconds",
+    );
   });
 });

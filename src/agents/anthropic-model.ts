@@ -18,8 +18,9 @@ import {
 
 const MAX_TOKENS = 4096;
 
+// No retries of its own, as for openai/… (openai-model.ts).
 export const anthropicClient = pooledClients(
-  (baseURL, apiKey, timeout) => new Anthropic({ baseURL, apiKey, maxRetries: 1, timeout }),
+  (baseURL, apiKey, timeout) => new Anthropic({ baseURL, apiKey, maxRetries: 0, timeout }),
 );
 
 export class AnthropicModel implements ModelClient {

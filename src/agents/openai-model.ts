@@ -14,10 +14,10 @@ import {
 } from "./model.ts";
 import { fetchInPieces } from "./sse-pieces.ts";
 
-// One retry on a connection error, 429 or 5xx; `timeout` bounds each attempt up to the response headers, the
-// runtime's watchdog the silences of the stream after them.
+// No retries of its own, so a silent model fails after one `timeout` (a task's failed run is retried by the work queue).
+// `timeout` bounds the request up to the response headers, the runtime's watchdog the silences of the stream after them.
 export const openaiClient = pooledClients(
-  (baseURL, apiKey, timeout) => new OpenAI({ baseURL, apiKey, maxRetries: 1, timeout, fetch: fetchInPieces }),
+  (baseURL, apiKey, timeout) => new OpenAI({ baseURL, apiKey, maxRetries: 0, timeout, fetch: fetchInPieces }),
 );
 
 export class OpenAIChatModel implements ModelClient {

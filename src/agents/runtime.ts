@@ -73,14 +73,16 @@ export interface AgentRuntimeOptions {
 }
 
 const MAX_ASK_DEPTH = 3;
+/**
+ * How deep inside ask_<agent> calls a run's tool context is, so agents asking each other cannot loop forever. A
+ * property of the context rather than a map keyed by it: the invoker hands tools a copy (with its deadline's signal),
+ * which carries it along. A symbol, so no caller of the tool protocol can set it. (Not AsyncLocalStorage: on Node 20
+ * it turns on promise hooks, a cost on every token.)
+ */
+const ASK_DEPTH = Symbol("askDepth");
+type DepthContext = ToolContext & { [ASK_DEPTH]?: number };
 
 export class AgentRuntime {
-  /**
-   * How deep inside ask_<agent> calls each run's tool context is, so agents asking each other cannot loop forever.
-   * (Not AsyncLocalStorage: on Node 20 it turns on promise hooks, a cost on every token.)
-   */
-  private readonly askDepth = new WeakMap<ToolContext, number>();
-
   constructor(private readonly options: AgentRuntimeOptions) {}
 
   defaultAgent(): AgentSpec {
@@ -99,17 +101,17 @@ export class AgentRuntime {
   async run(request: RunRequest): Promise<RunResult> {
     const { agent } = request;
     const platform = agent.platform;
-    const toolContext: ToolContext = {
+    const toolContext: DepthContext = {
       ...request.toolContext,
       ...(platform ? { workspaceId: platform.workspace_id, agentId: platform.id } : {}),
       signal: request.signal,
+      [ASK_DEPTH]: (request.depth ?? 0) + 1,
     };
     const tracksStatus = platform !== undefined && request.managesAgentStatus !== false;
     if (tracksStatus) await this.options.status.runStarted(platform);
     let failed = false;
     try {
       const model = createModelClient(agent.model, this.options.settings);
-      this.askDepth.set(toolContext, (request.depth ?? 0) + 1);
       return await this.loop(request, model, toolContext);
     } catch (error) {
       failed = !(error instanceof RunAbortedError);
@@ -121,7 +123,7 @@ export class AgentRuntime {
 
   /** Runs a platform agent to its final answer without streaming (the ask_<agent> tools). */
   async ask(agent: PlatformAgent, message: string, threadId: string, caller: ToolContext): Promise<string> {
-    const depth = this.askDepth.get(caller) ?? 0;
+    const depth = (caller as DepthContext)[ASK_DEPTH] ?? 0;
     if (depth >= MAX_ASK_DEPTH) {
       throw new Error(`Agents may ask each other at most ${MAX_ASK_DEPTH} levels deep`);
     }

@@ -5,6 +5,7 @@ import * as issueListVersion from "./migrations/0002_issue_list_version.ts";
 import * as events from "./migrations/0004_events.ts";
 import * as work from "./migrations/0005_work.ts";
 import * as rateLimits from "./migrations/0006_rate_limits.ts";
+import * as streamTokens from "./migrations/0007_stream_tokens.ts";
 
 // Listed here rather than read from disk so migrations work the same under tsx, a bundle or a test runner.
 // Migrations never change once landed: add a new numbered file instead.
@@ -14,6 +15,7 @@ const migrations: Record<string, Migration> = {
   "0004_events": events,
   "0005_work": work,
   "0006_rate_limits": rateLimits,
+  "0007_stream_tokens": streamTokens,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -325,6 +325,12 @@ export interface RateLimitsTable {
   expires_at: string;
 }
 
+/** A media-stream token that has been used (voice): each works once, until it expires. */
+export interface UsedStreamTokensTable {
+  token_id: string;
+  expires_at: string;
+}
+
 export interface Database {
   users: UsersTable;
   workspaces: WorkspacesTable;
@@ -351,4 +357,5 @@ export interface Database {
   run_events: RunEventsTable;
   approvals: ApprovalsTable;
   rate_limits: RateLimitsTable;
+  used_stream_tokens: UsedStreamTokensTable;
 }

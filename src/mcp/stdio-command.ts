@@ -64,7 +64,7 @@ export async function runMcpCommand(args: string[]): Promise<number> {
     return 1;
   }
   const registry = new ToolRegistry().addSource(staticSource(custom.tools));
-  let tools = new ToolInvoker(registry);
+  let tools = new ToolInvoker(registry, { timeoutMs: config.toolTimeoutMs });
   let database: DatabaseHandle | undefined;
   let caller: ToolContext = {};
   const closeAll = async () => {

@@ -1,6 +1,7 @@
 // Custom tools: the tools file of the working directory (tools.ts, tools.js, tools.mjs or tools.py) or `--tools PATH`.
 import { findToolsFile } from "./find-tools-file.ts";
 import { loadJsTools } from "./js-tools.ts";
+import type { PythonChildOptions } from "./python-child.ts";
 import { loadPythonTools } from "./python-tools.ts";
 import type { Tool } from "./registry.ts";
 
@@ -19,9 +20,11 @@ export interface CustomTools {
  * Without: the first of tools.ts, tools.js, tools.mjs, tools.py in `cwd` (default process.cwd()), if any.
  * A file that cannot be loaded throws a ToolsFileError naming the file and, when known, the line.
  */
-export async function loadCustomTools(options: { cwd?: string; path?: string } = {}): Promise<CustomTools> {
+export async function loadCustomTools(
+  options: { cwd?: string; path?: string; python?: PythonChildOptions } = {},
+): Promise<CustomTools> {
   const file = await findToolsFile(options);
   if (!file) return { file: undefined, tools: [], close: async () => {} };
-  if (file.endsWith(".py")) return { file, ...(await loadPythonTools(file)) };
+  if (file.endsWith(".py")) return { file, ...(await loadPythonTools(file, options.python)) };
   return { file, tools: await loadJsTools(file), close: async () => {} };
 }

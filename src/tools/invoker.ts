@@ -101,34 +101,39 @@ async function run(tool: Tool, args: Args, ctx: ToolContext): Promise<ToolOutcom
 
 /**
  * The caller's context, whose signal also aborts when the call runs out of time. The signal is made only when the
- * tool reads it, so the many tools that never look at it cost no controller.
+ * tool reads it, so the many tools that never look at it cost no controller. Everything else the caller's context
+ * holds (symbol-keyed properties of its own too) is carried over as is.
  */
 class DeadlineContext implements ToolContext {
   readonly workspaceId?: string;
   readonly userId?: string;
   readonly agentId?: string;
-  private controller?: AbortController;
-  private combined?: AbortSignal;
-  private expired = false;
+  // ES private fields: never copied when a tool spreads its context into another one.
+  readonly #caller: ToolContext;
+  #controller?: AbortController;
+  #combined?: AbortSignal;
+  #expired = false;
 
-  constructor(private readonly caller: ToolContext) {
-    if (caller.workspaceId !== undefined) this.workspaceId = caller.workspaceId;
-    if (caller.userId !== undefined) this.userId = caller.userId;
-    if (caller.agentId !== undefined) this.agentId = caller.agentId;
+  constructor(caller: ToolContext) {
+    const { signal: _signal, ...rest } = caller;
+    Object.assign(this, rest);
+    this.#caller = caller;
   }
 
   get signal(): AbortSignal {
-    if (!this.combined) {
-      this.controller = new AbortController();
-      if (this.expired) this.controller.abort();
-      const callerSignal = this.caller.signal;
-      this.combined = callerSignal ? AbortSignal.any([callerSignal, this.controller.signal]) : this.controller.signal;
+    if (!this.#combined) {
+      this.#controller = new AbortController();
+      if (this.#expired) this.#controller.abort();
+      const callerSignal = this.#caller.signal;
+      this.#combined = callerSignal
+        ? AbortSignal.any([callerSignal, this.#controller.signal])
+        : this.#controller.signal;
     }
-    return this.combined;
+    return this.#combined;
   }
 
   expire(): void {
-    this.expired = true;
-    this.controller?.abort();
+    this.#expired = true;
+    this.#controller?.abort();
   }
 }

@@ -12,11 +12,22 @@ const LOAD_TIMEOUT_MS = 30_000;
 const CLOSE_GRACE_MS = 2_000;
 const DRAIN_MS = 1_000;
 
+export interface PythonChildOptions {
+  /** While calls are in flight, the child is pinged this often (default 5 s). */
+  pingIntervalMs?: number;
+  /**
+   * A ping unanswered this long means the child stopped answering (its event loop blocked, its input cut off): it is
+   * killed, its calls fail, and the next call starts a new one (default 15 s).
+   */
+  pingTimeoutMs?: number;
+}
+
 type ChildMessage =
   | { type: "ready"; tools: unknown[] }
   | { type: "load_error"; error: string; line?: number | null }
   | { id: number; ok: true; result: unknown }
-  | { id: number; ok: false; error: string };
+  | { id: number; ok: false; error: string }
+  | { pong: number };
 
 interface PendingCall {
   name: string;
@@ -39,8 +50,20 @@ export class PythonChild {
   private loading = true;
   private closing = false;
   private loadFailed = false;
+  /** Why the process is being ended by us, when it is; reported to the calls it was running. */
+  private stopReason: string | undefined;
+  private pingTimer: NodeJS.Timeout | undefined;
+  private pongDeadline: NodeJS.Timeout | undefined;
+  private awaitedPong = 0;
+  private readonly pingIntervalMs: number;
+  private readonly pingTimeoutMs: number;
 
-  constructor(file: string) {
+  constructor(
+    private readonly file: string,
+    options: PythonChildOptions = {},
+  ) {
+    this.pingIntervalMs = options.pingIntervalMs ?? 5_000;
+    this.pingTimeoutMs = options.pingTimeoutMs ?? 15_000;
     this.process = spawn(PYTHON, ["-u", "-B", "-X", "utf8", BRIDGE, file], { stdio: ["pipe", "pipe", "pipe"] });
     this.process.stdin!.on("error", () => {}); // EPIPE after a crash: the exit handler reports it
     const prefix = `[${basename(file)}] `;
@@ -65,6 +88,10 @@ export class PythonChild {
         message = JSON.parse(line) as ChildMessage;
       } catch {
         process.stderr.write(`${prefix}(not protocol) ${line}\n`);
+        return;
+      }
+      if ("pong" in message) {
+        if (message.pong === this.awaitedPong) this.stopWaitingForPong();
         return;
       }
       if ("type" in message) {
@@ -92,12 +119,14 @@ export class PythonChild {
         this.alive = false;
         this.exitedAt = Date.now();
         clearTimeout(loadTimer);
+        clearInterval(this.pingTimer);
+        this.stopWaitingForPong();
         settleReady.reject(new ToolsFileError(file, `the Python process ended while loading (${how})`));
         for (const call of this.pending.values()) {
           call.reject(
             new Error(
-              `The Python tools process (${basename(file)}) ended (${how}) while running ${call.name}; ` +
-                "it is restarted on the next call",
+              `The Python tools process (${basename(file)}) ${this.stopReason ?? `ended (${how})`} while running ` +
+                `${call.name}; it is restarted on the next call`,
             ),
           );
         }
@@ -125,7 +154,7 @@ export class PythonChild {
   }
 
   get isAlive(): boolean {
-    return this.alive && !this.closing && !this.loadFailed;
+    return this.alive && !this.closing && !this.loadFailed && this.stopReason === undefined;
   }
 
   call(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
@@ -137,6 +166,7 @@ export class PythonChild {
         if (!this.pending.delete(id)) return;
         this.updateHold();
         this.send({ cancel: id });
+        this.ping(); // a call given up on may be a child that stopped answering
         reject(new Error(`The call to ${name} was cancelled`));
       };
       signal?.addEventListener("abort", onAbort, { once: true });
@@ -171,9 +201,34 @@ export class PythonChild {
     if (this.alive) this.process.stdin!.write(`${JSON.stringify(message)}\n`);
   }
 
-  /** An idle child must not keep Node running; one that is loading or has calls in flight must. */
+  private ping(): void {
+    if (!this.alive || this.loading || this.pongDeadline) return;
+    this.awaitedPong++;
+    this.pongDeadline = setTimeout(() => this.stoppedAnswering(), this.pingTimeoutMs).unref();
+    this.send({ ping: this.awaitedPong });
+  }
+
+  private stopWaitingForPong(): void {
+    clearTimeout(this.pongDeadline);
+    this.pongDeadline = undefined;
+  }
+
+  private stoppedAnswering(): void {
+    this.stopReason = `stopped answering (no answer to a ping within ${this.pingTimeoutMs} ms)`;
+    process.stderr.write(`[${basename(this.file)}] ${this.stopReason}: ending it\n`);
+    this.process.kill("SIGKILL");
+  }
+
+  /** An idle child must not keep Node running; one that is loading or has calls in flight must, and is watched. */
   private updateHold(): void {
     const busy = this.loading || this.pending.size > 0;
+    const watched = this.alive && !this.loading && this.pending.size > 0;
+    if (watched && !this.pingTimer) {
+      this.pingTimer = setInterval(() => this.ping(), this.pingIntervalMs).unref();
+    } else if (!watched && this.pingTimer) {
+      clearInterval(this.pingTimer);
+      this.pingTimer = undefined;
+    }
     for (const handle of [this.process, this.process.stdout, this.process.stderr, this.process.stdin]) {
       const refable = handle as (Readable | ChildProcess) & { ref?(): void; unref?(): void };
       if (busy) refable.ref?.();

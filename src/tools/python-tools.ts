@@ -1,6 +1,6 @@
 // Loads tools.py through a long-lived python3 child, restarted on the next call after it dies.
 import { setTimeout as delay } from "node:timers/promises";
-import { PythonChild } from "./python-child.ts";
+import { PythonChild, type PythonChildOptions } from "./python-child.ts";
 import type { Tool } from "./registry.ts";
 import { checkDefinitions } from "./tool-definitions.ts";
 
@@ -27,6 +27,7 @@ class PythonSupervisor {
   constructor(
     private readonly file: string,
     first: PythonChild,
+    private readonly options: PythonChildOptions,
   ) {
     this.current = first;
   }
@@ -52,7 +53,7 @@ class PythonSupervisor {
         if (this.quickCrashes > 0) {
           await delay(Math.min(FIRST_BACKOFF_MS * 2 ** (this.quickCrashes - 1), MAX_BACKOFF_MS));
         }
-        const child = new PythonChild(this.file);
+        const child = new PythonChild(this.file, this.options);
         this.current = child;
         await child.ready;
         return child;
@@ -65,8 +66,11 @@ class PythonSupervisor {
   }
 }
 
-export async function loadPythonTools(file: string): Promise<{ tools: Tool[]; close(): Promise<void> }> {
-  const child = new PythonChild(file);
+export async function loadPythonTools(
+  file: string,
+  options: PythonChildOptions = {},
+): Promise<{ tools: Tool[]; close(): Promise<void> }> {
+  const child = new PythonChild(file, options);
   let definitions: ReturnType<typeof checkDefinitions>;
   try {
     definitions = checkDefinitions(await child.ready, file);
@@ -74,7 +78,7 @@ export async function loadPythonTools(file: string): Promise<{ tools: Tool[]; cl
     await child.close();
     throw error;
   }
-  const supervisor = new PythonSupervisor(file, child);
+  const supervisor = new PythonSupervisor(file, child, options);
   const tools: Tool[] = definitions.map((definition) => ({
     ...definition,
     run: (args, ctx) => supervisor.call(definition.name, args, ctx.signal),

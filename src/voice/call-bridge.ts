@@ -31,6 +31,8 @@ export interface BridgeSettings {
 /** How long end_call waits for the goodbye to finish playing before hanging up. */
 const GOODBYE_PLAY_TIMEOUT_MS = 5_000;
 const MALFORMED_LOG_LIMIT = 5;
+/** Caller audio kept while the stream token is checked (20 ms frames: 10 s). */
+const MAX_EARLY_FRAMES = 500;
 
 export class CallBridge {
   readonly finished: Promise<void>;
@@ -44,6 +46,8 @@ export class CallBridge {
   private readonly abort = new AbortController();
   private readonly startTimer: NodeJS.Timeout;
   private malformedCount = 0;
+  private started = false;
+  private earlyAudio: string[] = [];
   private ended = false;
 
   constructor(
@@ -56,7 +60,7 @@ export class CallBridge {
     });
     this.carrier = new CarrierStream(socket, {
       start: (start) => this.start(start),
-      media: (payload) => this.provider?.appendAudio(payload),
+      media: (payload) => this.media(payload),
       mark: (name) => this.session?.markAcknowledged(name),
       dtmf: (digit) => this.log.debug({ digit }, "caller pressed a key"),
       stop: () => this.end("the carrier stopped the stream"),
@@ -83,17 +87,34 @@ export class CallBridge {
   }
 
   private start(start: StreamStart): void {
-    if (this.session || this.ended) {
+    if (this.started || this.ended) {
       this.malformed("a second start frame");
       return;
     }
+    this.started = true;
     clearTimeout(this.startTimer);
     const token = start.customParameters[STREAM_TOKEN_PARAMETER];
-    if (!this.settings.tokens.verify(token, start.callSid)) {
-      this.log.warn("media stream refused: missing or invalid stream token");
-      this.end("unauthorized", 1008);
-      return;
-    }
+    this.settings.tokens.use(token, start.callSid).then(
+      (valid) => {
+        if (this.ended) return; // the carrier went away meanwhile
+        if (valid) return this.begin(start);
+        this.log.warn("media stream refused: missing, invalid or already used stream token");
+        this.end("unauthorized", 1008);
+      },
+      (error: unknown) => {
+        this.log.error({ err: error }, "media stream refused: the stream token could not be checked");
+        this.end("stream token check failed", 1011);
+      },
+    );
+  }
+
+  /** The caller's audio; what arrives while the stream token is being checked is kept for the provider. */
+  private media(payload: string): void {
+    if (this.provider) this.provider.appendAudio(payload);
+    else if (this.started && this.earlyAudio.length < MAX_EARLY_FRAMES) this.earlyAudio.push(payload);
+  }
+
+  private begin(start: StreamStart): void {
     const { settings } = this;
     this.record = new CallRecord(settings.db, settings.log, start.callSid, start.streamSid);
     this.log = settings.log.child({ callId: this.record.callId, callSid: start.callSid, streamSid: start.streamSid });
@@ -124,6 +145,8 @@ export class CallBridge {
         },
       },
     );
+    for (const payload of this.earlyAudio) this.provider.appendAudio(payload);
+    this.earlyAudio = [];
   }
 
   private playAudio(itemId: string, delta: string): void {

@@ -1,6 +1,6 @@
 // startCallServer: the voice-call server from code (the `call` command uses it too).
 import type { FastifyBaseLogger, FastifyServerOptions } from "fastify";
-import { type Config, loadConfig } from "../config.ts";
+import { type Config, DEV_JWT_SECRET, loadConfig } from "../config.ts";
 import { openDatabase } from "../db/index.ts";
 import { migrateToLatest } from "../db/migrate.ts";
 import { type CustomTools, loadCustomTools } from "../tools/custom.ts";
@@ -89,9 +89,9 @@ export async function startCallServer(options: CallServerOptions): Promise<CallS
       apiKey: voice.vendorApiKey,
       apiVersion: voice.realtimeDialect,
       toolDefinitions,
-      tools: new ToolInvoker(registry),
+      tools: new ToolInvoker(registry, { timeoutMs: config.toolTimeoutMs }),
       db: database.db,
-      tokens: new StreamTokens(),
+      tokens: new StreamTokens(database.db, config.jwtSecret === DEV_JWT_SECRET ? undefined : config.jwtSecret),
       startTimeoutMs: options.timeouts?.startMs,
       sessionCreatedTimeoutMs: options.timeouts?.sessionCreatedMs,
     },

@@ -1,30 +1,59 @@
 // Per-call auth for the media stream. The webhook hands the carrier a token as a <Parameter> (carriers drop query
-// strings); the stream's `start` frame brings it back. It is an HMAC over the call sid and an expiry, under a key
-// that lives only in this process, so no state is kept and a token works for one call only.
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+// strings); the stream's `start` frame brings it back. It is an HMAC over the call sid, an expiry and a random id,
+// under a key derived from PLATFORM_JWT_SECRET, so any call process on the same secret accepts a token another one
+// issued. A token works for one call and once: its id is recorded in the database on first use.
+import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
+import type { Db } from "../db/index.ts";
+import { now, timestampAt } from "../db/values.ts";
 
 export const STREAM_TOKEN_PARAMETER = "token";
 const LIFETIME_MS = 5 * 60_000;
+const TOKEN_SHAPE = /^(\d{1,15})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/;
 
 export class StreamTokens {
-  private readonly key = randomBytes(32);
+  private readonly key: Buffer;
+
+  /**
+   * `secret` is shared by every process that may receive a stream; without one (the public development value) this
+   * process signs with a random key of its own, so a token is only accepted by the process that issued it.
+   */
+  constructor(
+    private readonly db: Db,
+    secret: string | undefined,
+  ) {
+    this.key =
+      secret === undefined
+        ? randomBytes(32)
+        : Buffer.from(hkdfSync("sha256", secret, "agent-platform", "voice media-stream tokens", 32));
+  }
 
   issue(callSid: string, nowMs = Date.now()): string {
     const expiresAt = nowMs + LIFETIME_MS;
-    return `${expiresAt}.${this.mac(callSid, expiresAt).toString("base64url")}`;
+    const tokenId = randomBytes(16).toString("base64url");
+    return `${expiresAt}.${tokenId}.${this.mac(callSid, expiresAt, tokenId).toString("base64url")}`;
   }
 
-  verify(token: string | undefined, callSid: string, nowMs = Date.now()): boolean {
-    const match = /^(\d{1,15})\.([A-Za-z0-9_-]{43})$/.exec(token ?? "");
+  /** True once for a genuine, unexpired token of this call; every later use (by any process) is refused. */
+  async use(token: string | undefined, callSid: string, nowMs = Date.now()): Promise<boolean> {
+    const match = TOKEN_SHAPE.exec(token ?? "");
     if (!match) return false;
     const expiresAt = Number(match[1]);
+    const tokenId = match[2]!;
     if (expiresAt < nowMs) return false;
-    const given = Buffer.from(match[2]!, "base64url");
-    const expected = this.mac(callSid, expiresAt);
-    return given.length === expected.length && timingSafeEqual(given, expected);
+    const given = Buffer.from(match[3]!, "base64url");
+    const expected = this.mac(callSid, expiresAt, tokenId);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return false;
+
+    await this.db.deleteFrom("used_stream_tokens").where("expires_at", "<", now()).execute();
+    const inserted = await this.db
+      .insertInto("used_stream_tokens")
+      .values({ token_id: tokenId, expires_at: timestampAt(expiresAt) })
+      .onConflict((conflict) => conflict.column("token_id").doNothing())
+      .executeTakeFirst();
+    return inserted.numInsertedOrUpdatedRows === 1n;
   }
 
-  private mac(callSid: string, expiresAt: number): Buffer {
-    return createHmac("sha256", this.key).update(`${callSid}\n${expiresAt}`).digest();
+  private mac(callSid: string, expiresAt: number, tokenId: string): Buffer {
+    return createHmac("sha256", this.key).update(`${callSid}\n${expiresAt}\n${tokenId}`).digest();
   }
 }

@@ -29,8 +29,8 @@ describe.each(testDialects)("POST /agui when things go wrong (%s)", (dialect) =>
   });
   beforeEach(() => model.reset());
 
-  it("a 5xx from the model ends the run with run_error naming the status, nothing after it", async () => {
-    model.reply({ status: 503, message: "overloaded" }, { status: 503, message: "overloaded" });
+  it("a 5xx from the model ends the run with run_error naming the status, nothing after it, without a retry", async () => {
+    model.reply({ status: 503, message: "overloaded" });
     const response = await postAgui(t.url, ask("fail-5xx"));
     expect(response.status).toBe(200);
     expect(response.types).toEqual(["run_started", "run_error"]);
@@ -39,6 +39,7 @@ describe.each(testDialects)("POST /agui when things go wrong (%s)", (dialect) =>
       code: "model_error",
       message: "The model openai/test-model failed (503): 503 overloaded",
     });
+    expect(model.requests).toHaveLength(1);
   });
 
   it("a malformed chunk mid-stream ends the run with run_error after what was already streamed", async () => {

@@ -106,8 +106,7 @@ describe.each(testDialects)("@ag-ui/client HttpAgent against POST /agui (%s)", (
   });
 
   it("a model failure reaches the client as RUN_ERROR with the message, and no message is added", async () => {
-    // The SDK retries a 5xx once before giving up.
-    model.reply({ status: 500, message: "the GPUs are on fire" }, { status: 500, message: "the GPUs are on fire" });
+    model.reply({ status: 500, message: "the GPUs are on fire" });
     const { agent, events, subscriber } = agentFor("thread-client-3");
     agent.addMessage({ id: "x1", role: "user", content: "Hi" });
     const result = await agent.runAgent({}, subscriber);

@@ -6,7 +6,9 @@ import { listenOnLoopback } from "./loopback.ts";
 
 export type AnthropicScript =
   | { text?: string[]; toolUses?: { id: string; name: string; input: Record<string, unknown> }[] }
-  | { status: number; message?: string };
+  | { status: number; message?: string }
+  /** Never answers: no status line, no headers, the connection held open. */
+  | { hang: true };
 
 export interface AnthropicRequest {
   headers: IncomingHttpHeaders;
@@ -61,6 +63,7 @@ export class TestAnthropicServer {
 }
 
 function respond(script: AnthropicScript, res: ServerResponse): void {
+  if ("hang" in script) return; // the client must give up
   if ("status" in script) {
     res.writeHead(script.status, { "content-type": "application/json" });
     res.end(JSON.stringify({ type: "error", error: { type: "api_error", message: script.message ?? "failure" } }));

@@ -20,6 +20,8 @@ export type ModelScript =
   | { malformed: true }
   /** Sends the headers and `text`, then nothing, holding the connection open. */
   | { stall: true; text?: string }
+  /** Never answers: no status line, no headers, the connection held open. */
+  | { hang: true }
   /** `count` one-word chunks, written as fast as the socket takes them (benchmarks). */
   | { words: number };
 
@@ -130,6 +132,7 @@ export class TestModelServer {
       res.end(JSON.stringify({ error: { message: script.message ?? "upstream failure", type: "server_error" } }));
       return;
     }
+    if ("hang" in script) return; // the client must give up
     const model = String(request.body?.model ?? "test-model");
     const chunk = chunkWriter(model);
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });

@@ -31,6 +31,13 @@ const slowTool: Tool = {
   },
 };
 
+const hangingTool: Tool = {
+  name: "hanging_tool",
+  description: "Never returns, whatever happens",
+  inputSchema: { type: "object", properties: {} },
+  run: () => new Promise(() => {}),
+};
+
 let harness: Harness | undefined;
 afterEach(async () => {
   await harness?.close();
@@ -56,8 +63,10 @@ function outputsOf(provider: ProviderConnection): Array<{ callId: string; output
     .map((message) => ({ callId: message.item.call_id, output: JSON.parse(message.item.output) }));
 }
 
-async function connectedCall(): Promise<{ call: CarrierCall; provider: ProviderConnection }> {
-  harness = await startHarness({ dialect: "ga", tools: [lookupOrder, brokenTool, slowTool] });
+async function connectedCall(
+  env?: Record<string, string>,
+): Promise<{ call: CarrierCall; provider: ProviderConnection }> {
+  harness = await startHarness({ dialect: "ga", tools: [lookupOrder, brokenTool, slowTool, hangingTool], env });
   const call = await CarrierCall.place(harness.server.url, { autoAckMarks: true });
   const provider = await harness.provider.connection();
   await provider.waitForType("session.update", 2);
@@ -141,5 +150,18 @@ describe("function calls during a call", () => {
     call.stop();
     await provider.closed;
     expect(toolSignal?.aborted).toBe(true);
+  });
+
+  it("a tool that never returns gives a timeout error output after TOOL_TIMEOUT_MS, and the call goes on", async () => {
+    const { provider } = await connectedCall({ TOOL_TIMEOUT_MS: "300" });
+    const started = Date.now();
+    modelCalls(provider, "resp_1", [functionCallItem("call_hang", "hanging_tool", "{}")]);
+    await provider.waitForType("response.create");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    expect(outputsOf(provider)).toEqual([
+      { callId: "call_hang", output: { error: "hanging_tool timed out after 300 ms" } },
+    ]);
+    modelCalls(provider, "resp_2", [functionCallItem("call_2", "lookup_order", '{"order":1}')]);
+    await provider.waitForType("response.create", 2);
   });
 });

@@ -19,6 +19,8 @@ export interface HarnessOptions extends Partial<ProviderDoubleOptions> {
   /** Load the tools file from here (the server's own loader) instead of `tools`/`registry`. */
   toolsPath?: string;
   database?: SqlDialect;
+  /** Serve the database of another harness (a second call process) instead of a throwaway one of its own. */
+  sharedDatabaseUrl?: string;
   env?: Record<string, string>;
   timeouts?: { startMs?: number; sessionCreatedMs?: number };
 }
@@ -28,6 +30,7 @@ export interface Harness {
   provider: RealtimeProviderDouble;
   /** A second handle on the server's database, to read what it stored. */
   database: DatabaseHandle;
+  databaseUrl: string;
   logs: string[];
   close(): Promise<void>;
 }
@@ -35,7 +38,10 @@ export interface Harness {
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const dialect: ProviderDialect = options.dialect ?? "ga";
   const provider = await RealtimeProviderDouble.start({ ...options, dialect });
-  const testDatabase = await createTestDatabase(options.database ?? "sqlite");
+  const testDatabase =
+    options.sharedDatabaseUrl === undefined
+      ? await createTestDatabase(options.database ?? "sqlite")
+      : { url: options.sharedDatabaseUrl, drop: async () => {} };
   const config = loadConfig({
     VENDOR_API_KEY: "test-vendor-key",
     VENDOR_REALTIME_URL: provider.url,
@@ -60,6 +66,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     server,
     provider,
     database,
+    databaseUrl: testDatabase.url,
     logs,
     close: async () => {
       await server.close();

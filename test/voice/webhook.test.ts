@@ -73,7 +73,7 @@ describe("status page and carrier webhook", () => {
     expect(await missing.closed).toBe(1008);
     // None of them reached the provider.
     expect(harness.provider.connections).toHaveLength(0);
-    expect(harness.logs.join("")).toContain("missing or invalid stream token");
+    expect(harness.logs.join("")).toContain("missing, invalid or already used stream token");
 
     const genuine = await CarrierCall.connect(first.url, "CAfirst", first.parameters);
     await harness.provider.connection();

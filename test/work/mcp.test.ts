@@ -16,14 +16,17 @@ const stdioServer = fileURLToPath(new URL("./fixtures/stdio-mcp-server.ts", impo
 describe.each(testDialects)("MCP servers as an agent's tools (%s)", (dialect) => {
   /** Connects patiently: a stdio server through tsx takes a while to start on a busy machine. */
   let f: WorkFixture;
-  /** Gives up on a server after half a second. */
+  /** Gives up on a server, and on a tool call, after half a second. */
   let impatient: WorkFixture;
   let http: TestHttpMcpServer;
   let sse: TestHttpMcpServer;
   let silent: TestHttpMcpServer;
   beforeAll(async () => {
     f = await startWorkFixture(dialect, { env: { MCP_CONNECT_TIMEOUT_MS: "15000" } });
-    impatient = await startWorkFixture(dialect, { model: f.model, env: { MCP_CONNECT_TIMEOUT_MS: "500" } });
+    impatient = await startWorkFixture(dialect, {
+      model: f.model,
+      env: { MCP_CONNECT_TIMEOUT_MS: "500", TOOL_TIMEOUT_MS: "500" },
+    });
     [http, sse, silent] = await Promise.all([
       startStreamableHttpMcpServer(),
       startLegacySseMcpServer(),
@@ -74,6 +77,21 @@ describe.each(testDialects)("MCP servers as an agent's tools (%s)", (dialect) =>
     expect(http.headers.some((headers) => headers.authorization === "Bearer mcp-secret")).toBe(true);
     // The legacy server was reached over SSE after it refused the Streamable HTTP request.
     expect(sse.headers.some((headers) => headers.accept?.includes("text/event-stream"))).toBe(true);
+  });
+
+  it("a server's tool that never answers fails after TOOL_TIMEOUT_MS; the model gets the error and the run finishes", async () => {
+    const g = impatient;
+    const agent = await agentWithServers("Waiter", [{ name: "files", url: http.url }], g);
+    g.model.reply({ toolCalls: [{ id: "c1", name: "files__hang", arguments: {} }] }, { text: "It timed out." });
+    const draft = await createIssue(g, { assignee_type: "agent", assignee_id: agent.id });
+    const task = await taskReaching(g, draft.id);
+    expect(task).toMatchObject({ status: "succeeded", attempt: 1 });
+    const toolMessage = g.model.requests[1]?.body.messages.find((message: { role: string }) => message.role === "tool");
+    expect(toolMessage).toEqual({
+      role: "tool",
+      content: "Error: files__hang timed out after 500 ms",
+      tool_call_id: "c1",
+    });
   });
 
   it("a server that is down, never answers, or cannot start fails the run with an error naming it", async () => {

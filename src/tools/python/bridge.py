@@ -7,13 +7,21 @@ Child -> parent, one JSON object per line:
   {"type": "load_error", "error": "SyntaxError: ...", "line": 3}   (then the process exits)
   {"id": 7, "ok": true, "result": ...}
   {"id": 7, "ok": false, "error": "ValueError: ..."}
+  {"pong": 3}                                                      (the answer to a ping, from the event loop)
 Parent -> child:
   {"id": 7, "name": "get_weather", "args": {...}}
   {"cancel": 7}
+  {"ping": 3}
 End of stdin ends the process.
+
+Ctrl-C in the terminal reaches the whole process group: this process ignores SIGINT, the parent ends it.
 
 The user's print() and anything else written to stdout goes to stderr: the protocol has the original stdout to itself.
 """
+
+import signal
+
+signal.signal(signal.SIGINT, signal.SIG_IGN)  # first, so no KeyboardInterrupt traceback even while loading
 
 import asyncio
 import concurrent.futures
@@ -28,11 +36,21 @@ import threading
 import traceback
 
 
-def open_protocol_channel():
-    channel = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
+# Sync tools run on threads made as needed and reused when idle: a call the parent gave up on may block its thread for
+# good, and it must not leave the next calls waiting for a free one.
+MAX_TOOL_THREADS = 1024
+
+
+def open_protocol_channels():
+    """The protocol's own copies of stdin and stdout; fd 0 becomes /dev/null and fd 1 stderr, so tools cannot touch them."""
+    requests = os.fdopen(os.dup(0), "rb")
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    channel = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # even os.write(1, ...) and C extensions now reach stderr, not the protocol
     sys.stdout = sys.stderr
-    return channel
+    return requests, channel
 
 
 def jsonable(value):
@@ -48,8 +66,17 @@ def jsonable(value):
 
 
 def describe(error):
-    message = str(error)
+    try:
+        message = str(error)
+    except Exception:  # an exception whose __str__ raises still gets reported
+        message = "(its message could not be read)"
     return f"{type(error).__name__}: {message}" if message else type(error).__name__
+
+
+def encode(message):
+    """One protocol line as bytes; raises for what JSON cannot carry (NaN, lone surrogates, too deep, a bad __str__)."""
+    text = json.dumps(message, ensure_ascii=False, allow_nan=False, default=jsonable, separators=(",", ":"))
+    return (text + "\n").encode("utf-8")
 
 
 def line_in(path, tb):
@@ -112,10 +139,11 @@ class Bridge:
 
     def send(self, message):
         try:
-            text = json.dumps(message, ensure_ascii=False, default=jsonable)
-        except (TypeError, ValueError) as error:
-            text = json.dumps({"id": message.get("id"), "ok": False, "error": f"the result is not JSON: {error}"})
-        self.channel.write(text + "\n")
+            line = encode(message)
+        except Exception as error:  # RecursionError too: the call gets an error, never silence
+            reason = f"the result cannot be sent as JSON: {describe(error)}"
+            line = (json.dumps({"id": message.get("id"), "ok": False, "error": reason}) + "\n").encode("ascii")
+        self.channel.write(line)
         self.channel.flush()
 
     def receive(self, line):
@@ -123,6 +151,9 @@ class Bridge:
             request = json.loads(line)
         except ValueError:
             print(f"bridge: ignoring a line that is not JSON: {line[:200]!r}", file=sys.stderr)
+            return
+        if "ping" in request:
+            self.send({"pong": request["ping"]})
             return
         if "cancel" in request:
             task = self.tasks.get(request["cancel"])
@@ -155,26 +186,29 @@ class Bridge:
         self.send({"id": call_id, "ok": True, "result": result})
 
 
-def read_requests(loop, bridge, channel):
-    for raw in sys.stdin.buffer:
-        line = raw.decode("utf-8", "replace").strip()
-        if line:
-            loop.call_soon_threadsafe(bridge.receive, line)
-    loop.call_soon_threadsafe(finish, channel)
+def read_requests(requests, loop, bridge):
+    try:
+        for raw in requests:
+            line = raw.decode("utf-8", "replace").strip()
+            if line:
+                loop.call_soon_threadsafe(bridge.receive, line)
+    except BaseException:
+        traceback.print_exc()
+        os._exit(1)  # the parent can no longer reach us: end, and it starts a new process on its next call
+    loop.call_soon_threadsafe(finish)
 
 
-def finish(channel):
-    channel.flush()
+def finish():
     os._exit(0)  # do not wait for sync tools still running in threads
 
 
 def main():
-    channel = open_protocol_channel()
+    requests, channel = open_protocol_channels()
     path = os.path.abspath(sys.argv[1])
     try:
         definitions, functions = load_tools(path)
     except LoadError as error:
-        channel.write(json.dumps({"type": "load_error", "error": str(error), "line": error.line}) + "\n")
+        channel.write((json.dumps({"type": "load_error", "error": str(error), "line": error.line}) + "\n").encode())
         channel.flush()
         os._exit(1)
     except Exception:  # a bug of the bridge itself
@@ -183,10 +217,20 @@ def main():
 
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
-    loop.set_default_executor(concurrent.futures.ThreadPoolExecutor(max_workers=32, thread_name_prefix="tool"))
+    executor = concurrent.futures.ThreadPoolExecutor(max_workers=MAX_TOOL_THREADS, thread_name_prefix="tool")
+    loop.set_default_executor(executor)
+    try:
+        ready = encode({"type": "ready", "tools": definitions})
+    except Exception as error:
+        problem = f"the tool definitions cannot be sent as JSON: {describe(error)}"
+        ready = (json.dumps({"type": "load_error", "error": problem}) + "\n").encode("ascii")
+        channel.write(ready)
+        channel.flush()
+        os._exit(1)
+    channel.write(ready)
+    channel.flush()
     bridge = Bridge(channel, functions, loop)
-    bridge.send({"type": "ready", "tools": definitions})
-    threading.Thread(target=read_requests, args=(loop, bridge, channel), daemon=True).start()
+    threading.Thread(target=read_requests, args=(requests, loop, bridge), daemon=True).start()
     loop.run_forever()
 
 
