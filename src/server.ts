@@ -21,6 +21,9 @@ import { registerErrorHandler } from "./http/errors.ts";
 import { jsonBodies } from "./http/json-body.ts";
 import { listensOnLoopbackOnly, originIsLoopback } from "./http/loopback.ts";
 import { mcpRoutes } from "./mcp/index.ts";
+import { Drain } from "./ops/drain.ts";
+import { ServerMetrics } from "./ops/metrics.ts";
+import { opsRoutes } from "./ops/routes.ts";
 import { platformRoutes } from "./platform/index.ts";
 import type { ToolRegistry } from "./tools/registry.ts";
 import { workPlugin } from "./work/index.ts";
@@ -41,6 +44,8 @@ export interface ServerOptions {
   mcp?: { keepaliveMs?: number };
   /** Event stream and webhook tuning; tests shorten keep-alives and retry delays, and point webhook names. */
   events?: EventsTuning;
+  /** Started on SIGTERM by the serve command: /ready turns 503 and the worker stops claiming tasks. */
+  drain?: Drain;
 }
 
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
@@ -60,6 +65,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   registerErrorHandler(app);
   jsonBodies(app);
   logOneLinePerRequest(app);
+  const drain = options.drain ?? new Drain();
+  const metrics = new ServerMetrics(database.db);
+  metrics.instrument(app);
   // While shutting down, a keep-alive socket must not hold the server open after its last response.
   app.addHook("onSend", async (_request, reply) => {
     if (!app.server.listening) reply.header("connection", "close");
@@ -68,6 +76,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   // The shared parts, built once and handed to each plugin as only what it uses.
   const { db, dialect } = database;
   const { tokens, authenticator, tools, runtime } = buildCore(config, db, options.registry);
+  runtime.onModelTurn((model, usage) => metrics.modelTurn(model, usage));
 
   // Bound to loopback, only pages served from a loopback name may call from a browser; bound elsewhere, any page
   // may (with the caller's own credentials).
@@ -87,7 +96,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   });
   await app.register(swaggerUi, { routePrefix: "/docs" });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
-  app.get("/health", { schema: { hide: true } }, async () => ({ status: "ok" }));
+  await app.register(opsRoutes, { db, drain, metrics, metricsToken: config.operations.metricsToken });
 
   await app.register(platformRoutes, {
     prefix: "/api/v1",
@@ -111,6 +120,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     webhookTimeoutMs: config.events.webhookTimeoutMs,
     webhookAllowPrivate: config.events.webhookAllowPrivate,
     tuning: options.events,
+    onLiveEvents: (oldestCreatedAt) => metrics.eventsDelivered(oldestCreatedAt),
   });
   await app.register(mcpRoutes, { tools, authenticator, db, isDev: config.isDev, version: VERSION, ...options.mcp });
   await app.register(workPlugin, {
@@ -121,6 +131,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     tools,
     modelSettings: config.agent,
     settings: config.work,
+    drain,
   });
   await app.register(aguiRoutes, {
     db,

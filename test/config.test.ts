@@ -56,6 +56,9 @@ describe("config", () => {
       TASK_LEASE_MS: "soon",
       TASK_RETRY_BASE_MS: "1.5",
       MCP_CONNECT_TIMEOUT_MS: "0",
+      DRAIN_DELAY_MS: "-1",
+      SHUTDOWN_TIMEOUT_MS: "0",
+      METRICS_TOKEN: "short",
     };
     for (const [variable, value] of Object.entries(cases)) {
       const message = configError({ [variable]: value });
@@ -107,5 +110,19 @@ describe("config", () => {
     });
     const config = loadConfig({ AGENT_WORKERS: "0", TASK_MAX_ATTEMPTS: "5", TASK_LEASE_MS: "1500" });
     expect(config.work).toMatchObject({ workers: 0, maxAttempts: 5, leaseMs: 1_500 });
+  });
+
+  it("reads the operations settings: no drain delay, a 10 s stop bound and no metrics token by default", () => {
+    expect(loadConfig({}).operations).toEqual({ drainDelayMs: 0, shutdownTimeoutMs: 10_000, metricsToken: undefined });
+    const token = "a-metrics-token-long-enough";
+    expect(
+      loadConfig({ DRAIN_DELAY_MS: "2000", SHUTDOWN_TIMEOUT_MS: "5000", METRICS_TOKEN: token }).operations,
+    ).toEqual({ drainDelayMs: 2_000, shutdownTimeoutMs: 5_000, metricsToken: token });
+    expect(configError({ DRAIN_DELAY_MS: "1.5" })).toBe(
+      "Invalid configuration: DRAIN_DELAY_MS must be a whole number of milliseconds",
+    );
+    expect(configError({ METRICS_TOKEN: "short" })).toBe(
+      "Invalid configuration: METRICS_TOKEN must be at least 16 characters",
+    );
   });
 });

@@ -74,14 +74,23 @@ export interface AgentRuntimeOptions {
 
 const MAX_ASK_DEPTH = 3;
 
+/** Told after every model request that answered: the model named by the agent, and the usage it reported. */
+export type ModelTurnListener = (model: string, usage: Usage | undefined) => void;
+
 export class AgentRuntime {
   /**
    * How deep inside ask_<agent> calls each run's tool context is, so agents asking each other cannot loop forever.
    * (Not AsyncLocalStorage: on Node 20 it turns on promise hooks, a cost on every token.)
    */
   private readonly askDepth = new WeakMap<ToolContext, number>();
+  private readonly turnListeners: ModelTurnListener[] = [];
 
   constructor(private readonly options: AgentRuntimeOptions) {}
+
+  /** Hears of every model request that answered (metrics). */
+  onModelTurn(listener: ModelTurnListener): void {
+    this.turnListeners.push(listener);
+  }
 
   defaultAgent(): AgentSpec {
     return { model: this.options.settings.defaultModel, instructions: this.options.settings.defaultInstructions };
@@ -188,6 +197,7 @@ export class AgentRuntime {
       usage.inputTokens += turn.usage?.inputTokens ?? 0;
       usage.outputTokens += turn.usage?.outputTokens ?? 0;
       if (turn.usage) sink.usage?.(turn.usage);
+      for (const listener of this.turnListeners) listener(agent.model, turn.usage);
       const assistant: ThreadMessage = {
         id: messageId,
         message: turn.toolCalls.length
