@@ -39,7 +39,7 @@ describe.each(testDialects)("operations endpoints (%s)", (dialect) => {
     expect([health.status, await health.json()]).toEqual([200, { status: "ok" }]);
     const ready = await get(t, "/ready");
     expect([ready.status, await ready.json()]).toEqual([200, { status: "ready" }]);
-    const paths = Object.keys((await (await get(t, "/openapi.json")).json()).paths);
+    const paths = Object.keys(((await (await get(t, "/openapi.json")).json()) as { paths: object }).paths);
     expect(paths).toEqual(expect.arrayContaining(["/health", "/ready", "/metrics"]));
   });
 
@@ -138,7 +138,7 @@ describe.each(testDialects)("operations endpoints (%s)", (dialect) => {
     for (const header of ["x-forwarded-for", "forwarded", "x-real-ip"]) {
       const relayed = await get(open, "/metrics", { [header]: "203.0.113.9" });
       expect(relayed.status).toBe(403);
-      expect((await relayed.json()).detail).toMatch(/loopback callers only/);
+      expect(((await relayed.json()) as { detail: string }).detail).toMatch(/loopback callers only/);
     }
 
     const token = "metrics-token-0123456789";
