@@ -129,6 +129,27 @@ export class ServerMetrics {
   }
 }
 
+/** The call server's metrics: calls in progress, and the process's own. */
+export class CallMetrics {
+  private readonly registry = new Registry();
+
+  constructor(callsInProgress: () => number) {
+    new Gauge({
+      name: "agent_platform_calls_in_progress",
+      help: "Voice calls this process is bridging right now",
+      registers: [this.registry],
+      collect() {
+        this.set(callsInProgress());
+      },
+    });
+  }
+
+  async render(): Promise<string> {
+    const [own, process] = await Promise.all([this.registry.metrics(), processMetrics().metrics()]);
+    return `${own}\n${process}`;
+  }
+}
+
 export const METRICS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
 
 /** Stored times are UTC without a zone suffix (`2026-11-22T11:13:00.916839`). */

@@ -108,7 +108,7 @@ async function databaseProblem(db: Db, timeoutMs: number): Promise<string | unde
 const PROXY_HEADERS = ["forwarded", "x-forwarded-for", "x-real-ip"];
 
 /** Metrics tell a lot about a deployment: a token, or a caller on this machine that no proxy relayed. */
-function checkMetricsCaller(request: FastifyRequest, token: string | undefined): void {
+export function checkMetricsCaller(request: FastifyRequest, token: string | undefined): void {
   if (token !== undefined) {
     const given = /^Bearer (.+)$/i.exec(request.headers.authorization ?? "")?.[1] ?? "";
     if (!given) throw unauthorized("Metrics need Authorization: Bearer <METRICS_TOKEN>");
