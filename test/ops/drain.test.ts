@@ -103,9 +103,9 @@ describe.each(testDialects)("SIGTERM drains the process (%s)", (dialect) => {
     await stream.waitForEnd(10_000);
     expect(stream.ended).toBe(true);
     expect(await server.exited).toBe(0);
-    const took = Date.now() - stoppedAt;
-    expect(took).toBeGreaterThanOrEqual(1_500);
-    expect(took).toBeLessThan(1_500 + 5_000);
+    expect(Date.now() - stoppedAt).toBeGreaterThanOrEqual(1_500);
+    // Everything wound up by itself: the bound (which cuts what is left) was not needed.
+    expect(server.output().stdout + server.output().stderr).not.toContain("shutdown bound reached");
     // The stream saw the issue created during the drain before it ended.
     expect(stream.data.map((event) => event.type)).toContain("issue.created");
 
@@ -120,7 +120,7 @@ describe.each(testDialects)("SIGTERM drains the process (%s)", (dialect) => {
     }
     // The model was asked for the first task and the agent-UI run only.
     expect(model.requests).toHaveLength(2);
-  }, 90_000);
+  }, 240_000);
 
   it("a run still going at SHUTDOWN_TIMEOUT_MS is cut and the process exits 0 all the same", async () => {
     const { model, server } = await setUp(dialect, { SHUTDOWN_TIMEOUT_MS: "1000" });
@@ -131,9 +131,11 @@ describe.each(testDialects)("SIGTERM drains the process (%s)", (dialect) => {
     const stoppedAt = Date.now();
     server.child.kill("SIGTERM");
     expect(await server.exited).toBe(0);
-    expect(Date.now() - stoppedAt).toBeLessThan(1_000 + 3_000);
+    expect(server.output().stdout).toContain("shutdown bound reached");
+    // The bound, plus the moments a loaded machine takes to close the database and exit.
+    expect(Date.now() - stoppedAt).toBeLessThan(1_000 + 4_000);
     const seen = await run;
     expect(seen).not.toContain("run_finished");
     await waitFor(() => model.requests[0]?.abortedByClient, "the model request to be aborted");
-  }, 60_000);
+  }, 180_000);
 });
