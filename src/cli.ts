@@ -1,9 +1,11 @@
 // agent-platform serve | call | mcp | migrate
+import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { openDatabase } from "./db/index.ts";
 import { migrateToLatest } from "./db/migrate.ts";
 import { runMcpCommand } from "./mcp/stdio-command.ts";
+import { Drain } from "./ops/drain.ts";
 import { buildServer } from "./server.ts";
 import { loadCustomTools, ToolsFileError } from "./tools/custom.ts";
 import { staticSource, ToolRegistry } from "./tools/registry.ts";
@@ -46,16 +48,27 @@ async function serve(args: string[]): Promise<void> {
   const port = parsePort(values.port, config.port ?? 8000);
   const custom = await loadTools(values.tools);
   const database = openDatabase(config.databaseUrl);
-  await migrateToLatest(database.db);
+  const applied = await migrateToLatest(database.db);
   const registry = new ToolRegistry().addSource(staticSource(custom.tools));
-  const app = await buildServer({ config, database, registry });
+  const drain = new Drain();
+  const app = await buildServer({ config, database, registry, drain });
+  if (applied.length) app.log.info({ migrations: applied }, "applied migrations");
 
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
-    app.log.info({ signal }, "shutting down");
-    await app.close(); // waits for in-flight requests
+    const { drainDelayMs, shutdownTimeoutMs } = config.operations;
+    app.log.info({ signal, drainDelayMs }, "draining");
+    drain.start(); // /ready answers 503, the worker claims no more tasks
+    if (drainDelayMs > 0) await sleep(drainDelayMs);
+    // Past the bound, what is still open (an agent run's stream, a slow request) is cut so the stop stays bounded.
+    const cut = setTimeout(() => {
+      app.log.warn({ shutdownTimeoutMs }, "shutdown bound reached: cutting the connections still open");
+      app.server.closeAllConnections();
+    }, shutdownTimeoutMs);
+    await app.close(); // ends event streams (clients resume elsewhere), lets requests in flight finish
+    clearTimeout(cut);
     await custom.close();
     await database.close();
     process.exit(0);

@@ -66,6 +66,16 @@ const trustProxy = z.preprocess(
       return z.NEVER;
     }),
 );
+/** A whole number of milliseconds that may be 0, `fallback` when unset. */
+const wholeMilliseconds = (fallback: number) =>
+  z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number({ message: "must be a whole number of milliseconds" })
+      .int({ message: "must be a whole number of milliseconds" })
+      .min(0, { message: "must be a whole number of milliseconds" })
+      .default(fallback),
+  );
 
 const envSchema = z.object({
   HOST: z.preprocess(emptyAsUndefined, z.string().default("127.0.0.1")),
@@ -142,6 +152,13 @@ const envSchema = z.object({
   TASK_LEASE_MS: positiveWholeNumber("milliseconds", 30_000),
   TASK_RETRY_BASE_MS: positiveWholeNumber("milliseconds", 2_000),
   MCP_CONNECT_TIMEOUT_MS: positiveWholeNumber("milliseconds", 10_000),
+  // Operations: graceful stop, metrics
+  DRAIN_DELAY_MS: wholeMilliseconds(0),
+  SHUTDOWN_TIMEOUT_MS: positiveWholeNumber("milliseconds", 10_000),
+  METRICS_TOKEN: z.preprocess(
+    emptyAsUndefined,
+    z.string().min(16, { message: "must be at least 16 characters" }).optional(),
+  ),
   // Voice-call server
   VENDOR_API_KEY: optionalString,
   VENDOR_REALTIME_URL: z.preprocess(
@@ -218,6 +235,14 @@ export interface Config {
     /** How long an agent's MCP server may take to connect before the run fails. */
     mcpConnectTimeoutMs: number;
   };
+  operations: {
+    /** After SIGTERM, how long the process keeps serving (with /ready at 503) so load balancers stop sending to it. */
+    drainDelayMs: number;
+    /** After the drain delay, how long requests and streams in flight may take before they are cut and it exits. */
+    shutdownTimeoutMs: number;
+    /** When set, /metrics answers a bearer of this token from anywhere; unset, only direct loopback callers. */
+    metricsToken: string | undefined;
+  };
   voice: {
     vendorApiKey: string | undefined;
     realtimeUrl: string;
@@ -287,6 +312,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       leaseMs: vars.TASK_LEASE_MS,
       retryBaseMs: vars.TASK_RETRY_BASE_MS,
       mcpConnectTimeoutMs: vars.MCP_CONNECT_TIMEOUT_MS,
+    },
+    operations: {
+      drainDelayMs: vars.DRAIN_DELAY_MS,
+      shutdownTimeoutMs: vars.SHUTDOWN_TIMEOUT_MS,
+      metricsToken: vars.METRICS_TOKEN,
     },
     voice: {
       vendorApiKey: vars.VENDOR_API_KEY,

@@ -3,8 +3,7 @@ import cors from "@fastify/cors";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
-import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
-import { z } from "zod";
+import { serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
 import { registryToolNameCheck } from "./agents/tools.ts";
 import { aguiRoutes } from "./agui/routes.ts";
 import { DEFAULT_BCRYPT_ROUNDS } from "./auth/passwords.ts";
@@ -21,10 +20,13 @@ import { type EventsTuning, eventsPlugin } from "./events/index.ts";
 import { clientError, frameworkError, registerErrorHandler } from "./http/errors.ts";
 import { jsonBodies } from "./http/json-body.ts";
 import { listensOnLoopbackOnly, originIsLoopback } from "./http/loopback.ts";
-import { noCredential, openapiOptions } from "./http/openapi.ts";
+import { openapiOptions } from "./http/openapi.ts";
 import { logOneLinePerRequest } from "./http/request-log.ts";
 import { limitBodyTime, requestTimeoutOptions } from "./http/request-timeout.ts";
 import { mcpRoutes } from "./mcp/index.ts";
+import { Drain } from "./ops/drain.ts";
+import { ServerMetrics } from "./ops/metrics.ts";
+import { opsRoutes } from "./ops/routes.ts";
 import { platformRoutes } from "./platform/index.ts";
 import type { IssuePageCache } from "./platform/issues/page-cache.ts";
 import type { ToolRegistry } from "./tools/registry.ts";
@@ -48,6 +50,8 @@ export interface ServerOptions {
   mcp?: { keepaliveMs?: number };
   /** Event stream and webhook tuning; tests shorten keep-alives and retry delays, and point webhook names. */
   events?: EventsTuning;
+  /** Started on SIGTERM by the serve command: /ready turns 503 and the worker stops claiming tasks. */
+  drain?: Drain;
 }
 
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
@@ -74,6 +78,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   jsonBodies(app);
   limitBodyTime(app, config.http.requestBodyTimeoutMs);
   logOneLinePerRequest(app);
+  const drain = options.drain ?? new Drain();
+  const metrics = new ServerMetrics(database.db);
+  metrics.instrument(app);
   // While shutting down, a keep-alive socket must not hold the server open after its last response.
   app.addHook("onSend", async (_request, reply) => {
     if (!app.server.listening) reply.header("connection", "close");
@@ -82,6 +89,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   // The shared parts, built once and handed to each plugin as only what it uses.
   const { db, dialect } = database;
   const { tokens, authenticator, tools, runtime } = buildCore(config, db, options.registry);
+  runtime.onModelTurn((model, usage) => metrics.modelTurn(model, usage));
 
   // Bound to loopback, only pages served from a loopback name may call from a browser; bound elsewhere, any page
   // may (with the caller's own credentials).
@@ -94,18 +102,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   await app.register(swagger, openapiOptions(VERSION));
   await app.register(swaggerUi, { routePrefix: "/docs" });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
-  app.withTypeProvider<ZodTypeProvider>().get(
-    "/health",
-    {
-      schema: {
-        tags: ["operations"],
-        summary: "Liveness: the process answers",
-        security: noCredential,
-        response: { 200: z.object({ status: z.literal("ok") }) },
-      },
-    },
-    async () => ({ status: "ok" as const }),
-  );
+  await app.register(opsRoutes, { db, drain, metrics, metricsToken: config.operations.metricsToken });
 
   await app.register(platformRoutes, {
     prefix: "/api/v1",
@@ -131,6 +128,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     webhookTimeoutMs: config.events.webhookTimeoutMs,
     webhookAllowPrivate: config.events.webhookAllowPrivate,
     tuning: options.events,
+    onLiveEvents: (oldestCreatedAt) => metrics.eventsDelivered(oldestCreatedAt),
   });
   await app.register(mcpRoutes, { tools, authenticator, db, isDev: config.isDev, version: VERSION, ...options.mcp });
   await app.register(workPlugin, {
@@ -141,6 +139,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     tools,
     modelSettings: config.agent,
     settings: config.work,
+    drain,
   });
   await app.register(aguiRoutes, {
     db,

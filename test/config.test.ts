@@ -60,6 +60,9 @@ describe("config", () => {
       REQUEST_BODY_TIMEOUT_MS: "0",
       REGISTER_RATE_LIMIT: "-1",
       TOOL_TIMEOUT_MS: "1m",
+      DRAIN_DELAY_MS: "-1",
+      SHUTDOWN_TIMEOUT_MS: "0",
+      METRICS_TOKEN: "short",
     };
     for (const [variable, value] of Object.entries(cases)) {
       const message = configError({ [variable]: value });
@@ -142,6 +145,20 @@ describe("config", () => {
     expect(loadConfig({ TOOL_TIMEOUT_MS: "2500" }).toolTimeoutMs).toBe(2_500);
     expect(configError({ TOOL_TIMEOUT_MS: "0" })).toBe(
       "Invalid configuration: TOOL_TIMEOUT_MS must be a positive number of milliseconds",
+    );
+  });
+
+  it("reads the operations settings: no drain delay, a 10 s stop bound and no metrics token by default", () => {
+    expect(loadConfig({}).operations).toEqual({ drainDelayMs: 0, shutdownTimeoutMs: 10_000, metricsToken: undefined });
+    const token = "a-metrics-token-long-enough";
+    expect(
+      loadConfig({ DRAIN_DELAY_MS: "2000", SHUTDOWN_TIMEOUT_MS: "5000", METRICS_TOKEN: token }).operations,
+    ).toEqual({ drainDelayMs: 2_000, shutdownTimeoutMs: 5_000, metricsToken: token });
+    expect(configError({ DRAIN_DELAY_MS: "1.5" })).toBe(
+      "Invalid configuration: DRAIN_DELAY_MS must be a whole number of milliseconds",
+    );
+    expect(configError({ METRICS_TOKEN: "short" })).toBe(
+      "Invalid configuration: METRICS_TOKEN must be at least 16 characters",
     );
   });
 });

@@ -82,8 +82,18 @@ const MAX_ASK_DEPTH = 3;
 const ASK_DEPTH = Symbol("askDepth");
 type DepthContext = ToolContext & { [ASK_DEPTH]?: number };
 
+/** Told after every model request that answered: the model named by the agent, and the usage it reported. */
+export type ModelTurnListener = (model: string, usage: Usage | undefined) => void;
+
 export class AgentRuntime {
+  private readonly turnListeners: ModelTurnListener[] = [];
+
   constructor(private readonly options: AgentRuntimeOptions) {}
+
+  /** Hears of every model request that answered (metrics). */
+  onModelTurn(listener: ModelTurnListener): void {
+    this.turnListeners.push(listener);
+  }
 
   defaultAgent(): AgentSpec {
     return { model: this.options.settings.defaultModel, instructions: this.options.settings.defaultInstructions };
@@ -190,6 +200,7 @@ export class AgentRuntime {
       usage.inputTokens += turn.usage?.inputTokens ?? 0;
       usage.outputTokens += turn.usage?.outputTokens ?? 0;
       if (turn.usage) sink.usage?.(turn.usage);
+      for (const listener of this.turnListeners) listener(agent.model, turn.usage);
       const assistant: ThreadMessage = {
         id: messageId,
         message: turn.toolCalls.length

@@ -1,5 +1,5 @@
-import { type Migration, type MigrationProvider, Migrator } from "kysely";
-import type { Db } from "./index.ts";
+import { type Migration, type MigrationProvider, Migrator, sql } from "kysely";
+import { type Db, isPostgres } from "./index.ts";
 import * as init from "./migrations/0001_init.ts";
 import * as issueListVersion from "./migrations/0002_issue_list_version.ts";
 import * as events from "./migrations/0004_events.ts";
@@ -20,8 +20,40 @@ const migrations: Record<string, Migration> = {
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
-/** Brings the schema up to date; returns the names of the migrations it applied. */
+/** The newest migration: a database that has it is fully migrated. */
+export const LATEST_MIGRATION = Object.keys(migrations).sort().at(-1) as string;
+
+/** Any 64-bit number only this service uses; every process of one deployment must take the same one. */
+const MIGRATION_LOCK_KEY = sql.lit(7_305_518_341_023_119);
+
+/**
+ * Brings the schema up to date; returns the names of the migrations it applied.
+ * On PostgreSQL, N processes may start at once: each waits for a session advisory lock held on one connection for
+ * the whole run (table creation included), so exactly one applies the migrations and the others find nothing to do.
+ */
 export async function migrateToLatest(db: Db): Promise<string[]> {
+  if (!isPostgres(db)) return runMigrations(db);
+  return db.connection().execute(async (connection) => {
+    await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`.execute(connection);
+    try {
+      return await runMigrations(connection);
+    } finally {
+      await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.execute(connection);
+    }
+  });
+}
+
+/** True when the database answers and holds the newest migration (readiness). */
+export async function isMigrated(db: Db): Promise<boolean> {
+  const row = await db
+    .selectFrom("kysely_migration" as never)
+    .select(sql<number>`1`.as("present"))
+    .where(sql.ref("name"), "=", LATEST_MIGRATION)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+async function runMigrations(db: Db): Promise<string[]> {
   const migrator = new Migrator({ db, provider });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));

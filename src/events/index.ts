@@ -41,6 +41,8 @@ export interface EventsOptions {
   webhookTimeoutMs: number;
   webhookAllowPrivate: boolean;
   tuning?: EventsTuning;
+  /** Told when events are written to live streams, with the oldest one's creation time (metrics: delivery lag). */
+  onLiveEvents?: (oldestCreatedAt: string) => void;
 }
 
 const DEFAULT_MAX_UNREAD_BYTES = 1024 * 1024;
@@ -71,6 +73,7 @@ export async function eventsPlugin(app: FastifyInstance, options: EventsOptions)
       keepAliveMs: tuning.keepAliveMs ?? options.keepAliveMs,
       maxUnreadBytes: tuning.maxUnreadBytes ?? DEFAULT_MAX_UNREAD_BYTES,
       sweepMs: tuning.sweepMs ?? DEFAULT_SWEEP_MS,
+      onLiveEvents: options.onLiveEvents,
     },
     logError,
   );

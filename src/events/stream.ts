@@ -27,6 +27,8 @@ export interface StreamSettings {
   maxUnreadBytes: number;
   /** Interval of a read of every feed even without hints, a backstop for hints that never came (default 5 s). */
   sweepMs: number;
+  /** Told when a batch of events goes out to live subscribers, with its oldest event's creation time. */
+  onLiveEvents?: ((oldestCreatedAt: string) => void) | undefined;
 }
 
 export interface SubscriberIdentity {
@@ -72,9 +74,15 @@ export class EventStreamHub {
     }
     let feed = this.feeds.get(options.workspaceId);
     if (!feed) {
-      const created = new WorkspaceFeed(this.db, options.workspaceId, this.onError, () => {
-        if (this.feeds.get(options.workspaceId) === created) this.feeds.delete(options.workspaceId);
-      });
+      const created = new WorkspaceFeed(
+        this.db,
+        options.workspaceId,
+        this.onError,
+        () => {
+          if (this.feeds.get(options.workspaceId) === created) this.feeds.delete(options.workspaceId);
+        },
+        this.settings.onLiveEvents,
+      );
       this.feeds.set(options.workspaceId, created);
       feed = created;
     }
@@ -120,6 +128,7 @@ class WorkspaceFeed {
     readonly workspaceId: string,
     private readonly onError: (error: unknown) => void,
     private readonly onEmpty: () => void,
+    private readonly onLiveEvents?: (oldestCreatedAt: string) => void,
   ) {
     this.ready = headSeq(db, workspaceId).then((head) => {
       this.position = head;
@@ -188,6 +197,7 @@ class WorkspaceFeed {
 
   private broadcast(events: WorkspaceEvent[]): void {
     const batch = new Batch(events);
+    if (this.subscribers.size > 0) this.onLiveEvents?.(events[0]!.created_at);
     for (const subscriber of this.subscribers) subscriber.live(batch, this);
     for (const event of events) this.endStreamsThatLostAccess(event);
   }

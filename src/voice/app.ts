@@ -7,6 +7,9 @@ import Fastify, {
   type FastifyServerOptions,
   LogController,
 } from "fastify";
+import { HttpError } from "../http/errors.ts";
+import { CallMetrics, METRICS_CONTENT_TYPE } from "../ops/metrics.ts";
+import { checkMetricsCaller } from "../ops/routes.ts";
 import { type BridgeSettings, CallBridge } from "./call-bridge.ts";
 import { STREAM_TOKEN_PARAMETER } from "./stream-token.ts";
 import { type FormParams, verifyTwilioSignature } from "./twilio-signature.ts";
@@ -19,6 +22,8 @@ export interface CallAppOptions {
   /** The public origin (tunnel or PUBLIC_URL), read per request because the tunnel opens after listen. */
   publicOrigin: () => string | undefined;
   logger: FastifyServerOptions["logger"];
+  /** Bearer token for /metrics; without one, only direct loopback callers may read it. */
+  metricsToken?: string | undefined;
 }
 
 const firstValue = (header: string | string[] | undefined): string | undefined =>
@@ -42,6 +47,16 @@ export async function buildCallApp(options: CallAppOptions): Promise<FastifyInst
   });
 
   app.get("/status", async (_request, reply) => reply.type("text/html; charset=utf-8").send(statusPage));
+  const metrics = new CallMetrics(() => bridges.size);
+  app.get("/metrics", async (request, reply) => {
+    try {
+      checkMetricsCaller(request, options.metricsToken);
+    } catch (error) {
+      if (error instanceof HttpError) return reply.code(error.statusCode).send({ detail: error.detail });
+      throw error;
+    }
+    return reply.type(METRICS_CONTENT_TYPE).send(await metrics.render());
+  });
 
   const webhook = async (request: FastifyRequest, reply: FastifyReply) => {
     const origin = originOf(request, options.publicOrigin());

@@ -98,6 +98,7 @@ export async function startCallServer(options: CallServerOptions): Promise<CallS
     twilioAuthToken: voice.twilioAuthToken,
     publicOrigin: () => tunnel?.url ?? voice.publicUrl,
     logger: options.logger ?? { level: config.logLevel },
+    metricsToken: config.operations.metricsToken,
   });
   app.addHook("onClose", async () => {
     await tunnel?.close().catch(() => {});

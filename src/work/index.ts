@@ -7,6 +7,7 @@ import type { AgentRuntime } from "../agents/runtime.ts";
 import type { Authenticator } from "../auth/authenticator.ts";
 import type { Config } from "../config.ts";
 import type { Db } from "../db/index.ts";
+import type { Drain } from "../ops/drain.ts";
 import { requireAuthentication, requireWorkspaceRole } from "../platform/access.ts";
 import type { ToolInvoker } from "../tools/invoker.ts";
 import { workRoutes } from "./routes.ts";
@@ -25,6 +26,8 @@ export interface WorkOptions {
   tools: ToolInvoker;
   modelSettings: ModelSettings;
   settings: Config["work"];
+  /** Draining (SIGTERM): the worker stops claiming; its runs go on until the server closes. */
+  drain?: Drain;
 }
 
 export async function workPlugin(app: FastifyInstance, options: WorkOptions): Promise<void> {
@@ -53,6 +56,7 @@ export async function workPlugin(app: FastifyInstance, options: WorkOptions): Pr
     { prefix: "/api/v1/workspaces/:ws_id" },
   );
   app.addHook("onReady", async () => worker.start());
+  options.drain?.onStart(() => worker.stopClaiming());
   // Open run streams would hold the server open: they end, and their clients resume with Last-Event-ID.
   app.addHook("preClose", async () => streams.closeAll());
   app.addHook("onClose", async () => {

@@ -65,12 +65,17 @@ export class Worker {
     this.sweep();
   }
 
-  /** Stops claiming, stops the runs in progress (their tasks go back to the queue) and waits for them to wind up. */
-  async stop(): Promise<void> {
+  /** Claims nothing more (draining); the runs in progress go on, and still hear their cancellation. */
+  stopClaiming(): void {
     this.stopped = true;
-    this.stopSignals?.();
     clearInterval(this.sweepTimer);
     for (const timer of this.timers) clearTimeout(timer);
+  }
+
+  /** Stops claiming, stops the runs in progress (their tasks go back to the queue) and waits for them to wind up. */
+  async stop(): Promise<void> {
+    this.stopClaiming();
+    this.stopSignals?.();
     await Promise.all([this.claiming, this.sweeping]);
     for (const task of this.running.values()) task.controller.abort("shutdown" satisfies StopReason);
     await Promise.all([...this.running.values()].map((task) => task.done));

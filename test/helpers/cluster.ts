@@ -1,0 +1,241 @@
+// Several real `agent-platform serve` (and `call`) processes on one database, behind haproxy in round-robin mode
+// with no stickiness, configured by the repository's own deploy/haproxy.cfg (only its ports rewritten).
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ApiClient } from "./app.ts";
+
+const root = new URL("../../", import.meta.url).pathname;
+export const HAPROXY = "/usr/sbin/haproxy";
+/** Shared by every process of a cluster, as a deployment must (a token from one is checked by another). */
+export const CLUSTER_JWT_SECRET = "cluster-test-secret-0123456789abcdef-0123456789";
+
+export interface PlatformProcess {
+  child: ChildProcess;
+  url: string;
+  port: number;
+  api: ApiClient;
+  /** What it printed so far. */
+  output(): { stdout: string; stderr: string };
+  exited: Promise<number | null>;
+}
+
+/** `agent-platform <command> --port 0` as a user starts it, resolved once it printed the address it listens on. */
+export async function startProcess(
+  command: "serve" | "call",
+  env: Record<string, string>,
+  args: string[] = [],
+  startTimeoutMs = 120_000,
+): Promise<PlatformProcess> {
+  const cwd = mkdtempSync(join(tmpdir(), `agent-platform-${command}-`));
+  const child = spawn(process.execPath, [join(root, "bin/agent-platform.js"), command, "--port", "0", ...args], {
+    cwd,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr?.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) =>
+    child.on("exit", (code) => {
+      rmSync(cwd, { recursive: true, force: true });
+      resolve(code);
+    }),
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    const deadline = setTimeout(() => reject(new Error(`${command} did not start: ${stderr}`)), startTimeoutMs);
+    const look = () => {
+      const found = /(?:listening on|running on) (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1];
+      if (found) {
+        clearTimeout(deadline);
+        child.stdout?.off("data", look);
+        resolve(found);
+      }
+    };
+    child.stdout?.on("data", look);
+    child.once("exit", (code) => {
+      clearTimeout(deadline);
+      reject(new Error(`${command} exited with ${code}: ${stderr}`));
+    });
+  });
+  return {
+    child,
+    url,
+    port: Number(new URL(url).port),
+    api: new ApiClient(url),
+    output: () => ({ stdout, stderr }),
+    exited,
+  };
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (typeof address !== "object" || !address) throw new Error("no port");
+  return address.port;
+}
+
+export interface Proxy {
+  /** The platform frontend (serve processes). */
+  url: string;
+  /** The call frontend (call processes), when there are any. */
+  callUrl: string;
+  api: ApiClient;
+  /** Requests each backend process got, by haproxy server name (serve1…, call1…), from haproxy's statistics. */
+  servedBy(): Promise<Record<string, number>>;
+  close(): Promise<void>;
+}
+
+/**
+ * deploy/haproxy.cfg with its ports rewritten: its frontends and stats page on free ports, and one `server` line
+ * per process (the options of the file's first server line of that backend).
+ */
+export function renderHaproxyConfig(
+  template: string,
+  ports: { platform: number; call: number; stats: number },
+  backends: { serve: number[]; call: number[] },
+): string {
+  const lines: string[] = [];
+  const written = new Set<string>();
+  for (const line of template.split("\n")) {
+    const server = /^(\s*)server (serve|call)\d+ 127\.0\.0\.1:\d+(.*)$/.exec(line);
+    if (server) {
+      const [, indent, kind, options] = server as unknown as [string, string, "serve" | "call", string];
+      if (written.has(kind)) continue;
+      written.add(kind);
+      backends[kind].forEach((port, index) => {
+        lines.push(`${indent}server ${kind}${index + 1} 127.0.0.1:${port}${options}`);
+      });
+      continue;
+    }
+    lines.push(
+      line
+        .replace(/bind 127\.0\.0\.1:8000$/, `bind 127.0.0.1:${ports.platform}`)
+        .replace(/bind 127\.0\.0\.1:8090$/, `bind 127.0.0.1:${ports.call}`)
+        .replace(/bind 127\.0\.0\.1:8404$/, `bind 127.0.0.1:${ports.stats}`),
+    );
+  }
+  return lines.join("\n");
+}
+
+export async function startHaproxy(backends: { serve: number[]; call: number[] }): Promise<Proxy> {
+  const ports = { platform: await freePort(), call: await freePort(), stats: await freePort() };
+  const dir = mkdtempSync(join(tmpdir(), "agent-platform-haproxy-"));
+  const file = join(dir, "haproxy.cfg");
+  const template = readFileSync(join(root, "deploy/haproxy.cfg"), "utf8");
+  // A backend section with no server left would be refused: a cluster without call processes drops the call half.
+  const config = renderHaproxyConfig(
+    backends.call.length ? template : template.replace(/frontend call[\s\S]*?(?=listen stats)/, ""),
+    ports,
+    backends,
+  );
+  writeFileSync(file, config);
+  const child = spawn(HAPROXY, ["-f", file, "-db"], { stdio: ["ignore", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr?.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+  const url = `http://127.0.0.1:${ports.platform}`;
+  const statsUrl = `http://127.0.0.1:${ports.stats}/stats;csv`;
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`haproxy exited: ${stderr}`);
+    const up = await fetch(statsUrl).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (up) break;
+    if (Date.now() > deadline) throw new Error(`haproxy did not start: ${stderr}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    url,
+    callUrl: `http://127.0.0.1:${ports.call}`,
+    api: new ApiClient(url),
+    servedBy: async () => {
+      const csv = await (await fetch(statsUrl)).text();
+      const [header, ...rows] = csv.trim().split("\n");
+      const columns = (header ?? "").replace(/^# /, "").split(",");
+      const name = columns.indexOf("svname");
+      const total = columns.indexOf("stot");
+      const counts: Record<string, number> = {};
+      for (const row of rows) {
+        const cells = row.split(",");
+        const server = cells[name] ?? "";
+        if (/^(serve|call)\d+$/.test(server)) counts[server] = Number(cells[total]);
+      }
+      return counts;
+    },
+    close: async () => {
+      child.kill("SIGTERM");
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Cluster {
+  proxy: Proxy;
+  serve: PlatformProcess[];
+  call: PlatformProcess[];
+  close(): Promise<void>;
+}
+
+/** `serveCount` serve and `callCount` call processes on `databaseUrl` (started at once), behind haproxy. */
+export async function startCluster(options: {
+  databaseUrl: string;
+  serveCount: number;
+  callCount?: number;
+  env?: Record<string, string>;
+  callEnv?: Record<string, string>;
+}): Promise<Cluster> {
+  const env = {
+    DATABASE_URL: options.databaseUrl,
+    PLATFORM_ENV: "production",
+    PLATFORM_JWT_SECRET: CLUSTER_JWT_SECRET,
+    ...options.env,
+  };
+  const started: PlatformProcess[] = [];
+  const track = (starting: Promise<PlatformProcess>) =>
+    starting.then((running) => {
+      started.push(running);
+      return running;
+    });
+  try {
+    const serve = await Promise.all(
+      Array.from({ length: options.serveCount }, () => track(startProcess("serve", env))),
+    );
+    const call = await Promise.all(
+      Array.from({ length: options.callCount ?? 0 }, () => track(startProcess("call", { ...env, ...options.callEnv }))),
+    );
+    const proxy = await startHaproxy({ serve: serve.map((p) => p.port), call: call.map((p) => p.port) });
+    return {
+      proxy,
+      serve,
+      call,
+      close: async () => {
+        await proxy.close();
+        await Promise.all(started.map(stopProcess));
+      },
+    };
+  } catch (error) {
+    await Promise.all(started.map(stopProcess));
+    throw error;
+  }
+}
+
+/** SIGKILL, and wait for the exit: a test's leftovers never outlive it. */
+export async function stopProcess(running: PlatformProcess): Promise<void> {
+  if (running.child.exitCode === null && running.child.signalCode === null) running.child.kill("SIGKILL");
+  await running.exited;
+}
