@@ -143,7 +143,7 @@ try {
         ...modelEnv,
         AGENT_MODEL: "openai/bench-model",
         DATABASE_URL: `sqlite:${join(dataDir, "bench.db")}`,
-        LOG_LEVEL: "warn",
+        LOG_LEVEL: "info", // the start-up line naming the address is an info line; one line per run costs nothing here
         PLATFORM_ENV: "dev",
       },
       /listening on (http:\/\/\S+?)\s/,

@@ -23,7 +23,7 @@ async function serve(databaseUrl: string): Promise<{ url: string; child: ChildPr
       PATH: process.env.PATH,
       HOME: process.env.HOME,
       DATABASE_URL: databaseUrl,
-      LOG_LEVEL: "silent",
+      LOG_LEVEL: "info",
       WEBHOOK_ALLOW_PRIVATE: "true",
       WEBHOOK_TIMEOUT_MS: "1000",
     },

@@ -32,7 +32,13 @@ export async function startProcess(
   const cwd = mkdtempSync(join(tmpdir(), `agent-platform-${command}-`));
   const child = spawn(process.execPath, [join(root, "bin/agent-platform.js"), command, "--port", "0", ...args], {
     cwd,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: "warn", ...env },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      // The start-up line, which names the address, is an info line.
+      LOG_LEVEL: "info",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
@@ -50,7 +56,10 @@ export async function startProcess(
     }),
   );
   const url = await new Promise<string>((resolve, reject) => {
-    const deadline = setTimeout(() => reject(new Error(`${command} did not start: ${stderr}`)), startTimeoutMs);
+    const deadline = setTimeout(() => {
+      child.kill("SIGKILL"); // a process that never said where it listens must not outlive the test
+      reject(new Error(`${command} did not start: ${stderr}`));
+    }, startTimeoutMs);
     const look = () => {
       const found = /(?:listening on|running on) (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1];
       if (found) {

@@ -139,7 +139,7 @@ describe("the Python tools process", () => {
     const server = spawn(process.execPath, [join(root, "bin/agent-platform.js"), "serve", "--port", "0"], {
       cwd: dir,
       detached: true, // its own process group, which Ctrl-C in a terminal signals as a whole
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: "silent" },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: "info" },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";

@@ -44,7 +44,7 @@ async function serve(
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
-      LOG_LEVEL: "warn",
+      LOG_LEVEL: "info",
       DATABASE_URL: databaseUrl,
       OPENAI_BASE_URL: model.url,
       AGENT_MODEL: "openai/test-model",
