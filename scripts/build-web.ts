@@ -30,6 +30,8 @@ export function ensureWebBuild(): boolean {
   execFileSync(process.execPath, [vite, "build", "--config", join(web, "vite.config.ts")], {
     cwd: root,
     stdio: "inherit",
+    // Under vitest NODE_ENV is "test", which would bundle React's development build.
+    env: { ...process.env, NODE_ENV: "production" },
   });
   return true;
 }

@@ -23,6 +23,7 @@ import { listensOnLoopbackOnly, originIsLoopback } from "./http/loopback.ts";
 import { mcpRoutes } from "./mcp/index.ts";
 import { platformRoutes } from "./platform/index.ts";
 import type { ToolRegistry } from "./tools/registry.ts";
+import { DEFAULT_DIST_DIR, webRoutes } from "./web/index.ts";
 import { workPlugin } from "./work/index.ts";
 
 export const VERSION = "0.1.0";
@@ -41,6 +42,8 @@ export interface ServerOptions {
   mcp?: { keepaliveMs?: number };
   /** Event stream and webhook tuning; tests shorten keep-alives and retry delays, and point webhook names. */
   events?: EventsTuning;
+  /** The built dashboard; web/dist unless a test points elsewhere. */
+  webDistDir?: string;
 }
 
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
@@ -129,6 +132,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     isDev: config.isDev,
     keepAliveMs: config.agent.keepAliveMs,
   });
+  // Last: its catch-all for client routes must see every server route already in place.
+  await app.register(webRoutes, { distDir: options.webDistDir ?? DEFAULT_DIST_DIR });
   return app;
 }
 
