@@ -46,7 +46,12 @@ export async function launchBrowser(options: { colorScheme?: "light" | "dark" } 
   return {
     context,
     problems,
-    newPage: () => context.newPage(),
+    newPage: async () => {
+      const page = await context.newPage();
+      // Fail on the step that waits, well before the test's own timeout.
+      page.setDefaultTimeout(8000);
+      return page;
+    },
     close: async () => {
       await context.close();
       rmSync(profile, { recursive: true, force: true });
