@@ -55,7 +55,9 @@ describe.each(testDialects)("the board in the browser (%s)", (dialect) => {
     expect(await dialog.getByRole("combobox", { name: "Assignee" }).count()).toBe(1);
     await dialog.getByRole("button", { name: "Create issue" }).click();
     await dialog.waitFor({ state: "hidden" });
-    await column("Backlog").getByRole("link", { name: /ISS-1 Write the onboarding guide/ }).waitFor();
+    await column("Backlog")
+      .getByRole("link", { name: /ISS-1 Write the onboarding guide/ })
+      .waitFor();
     expect((await issuesOnServer()).map((issue) => [issue.title, issue.description])).toEqual([
       ["Write the onboarding guide", "Cover **sign-up** and the first workspace."],
     ]);
@@ -63,10 +65,14 @@ describe.each(testDialects)("the board in the browser (%s)", (dialect) => {
 
   it("a card dragged to another column shows there at once and holds after reload", async () => {
     await card("Write the onboarding guide").dragTo(column("In Progress"));
-    await column("In Progress").getByRole("link", { name: /Write the onboarding guide/ }).waitFor({ timeout: 300 });
+    await column("In Progress")
+      .getByRole("link", { name: /Write the onboarding guide/ })
+      .waitFor({ timeout: 300 });
     await expect.poll(async () => (await issuesOnServer())[0].status).toBe("in_progress");
     await page.reload();
-    await column("In Progress").getByRole("link", { name: /Write the onboarding guide/ }).waitFor();
+    await column("In Progress")
+      .getByRole("link", { name: /Write the onboarding guide/ })
+      .waitFor();
     expect(await column("Backlog").getByRole("link").count()).toBe(0);
   });
 
@@ -77,23 +83,30 @@ describe.each(testDialects)("the board in the browser (%s)", (dialect) => {
       { token },
     );
     expect(created.status).toBe(201);
-    await column("Todo").getByRole("link", { name: /ISS-2 Filed by a script/ }).waitFor({ timeout: 1000 });
+    await column("Todo")
+      .getByRole("link", { name: /ISS-2 Filed by a script/ })
+      .waitFor({ timeout: 1000 });
     await api.patch(`workspaces/${account.workspaceId}/issues/${created.body.id}`, { status: "done" }, { token });
-    await column("Done").getByRole("link", { name: /Filed by a script/ }).waitFor({ timeout: 1000 });
+    await column("Done")
+      .getByRole("link", { name: /Filed by a script/ })
+      .waitFor({ timeout: 1000 });
   });
 
   it("search (focused with /) narrows the board; the list view shows the same issues", async () => {
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     await page.keyboard.press("/");
-    expect(await page.getByRole("searchbox", { name: "Search" }).evaluate((box) => box === document.activeElement)).toBe(
-      true,
-    );
+    expect(
+      await page.getByRole("searchbox", { name: "Search" }).evaluate((box) => box === document.activeElement),
+    ).toBe(true);
     await page.keyboard.type("onboarding");
     await expect.poll(() => page.getByRole("link", { name: /Filed by a script/ }).count()).toBe(0);
     await card("Write the onboarding guide").waitFor();
     await page.getByRole("searchbox", { name: "Search" }).fill("");
     await page.getByRole("button", { name: "List view" }).click();
-    await page.getByRole("table").getByRole("link", { name: /Filed by a script/ }).waitFor();
+    await page
+      .getByRole("table")
+      .getByRole("link", { name: /Filed by a script/ })
+      .waitFor();
     await page.getByRole("button", { name: "Board view" }).click();
   });
 
@@ -126,7 +139,9 @@ describe.each(testDialects)("the board in the browser (%s)", (dialect) => {
     await page.getByText("Invalid email or password").waitFor();
     await page.getByLabel("Password").fill(account.password);
     await page.getByRole("button", { name: "Sign in" }).click();
-    await column("Done").getByRole("link", { name: /Filed by a script/ }).waitFor();
+    await column("Done")
+      .getByRole("link", { name: /Filed by a script/ })
+      .waitFor();
     expect(browser.problems.filter((problem) => !/401|422|status of 4\d\d/.test(problem))).toEqual([]);
   });
 });
