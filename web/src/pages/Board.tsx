@@ -253,6 +253,7 @@ function Card({ issue, labels, ws }: { issue: Issue; labels: string[]; ws: Works
           const label = ws.labels.find((each) => each.id === labelId);
           return label ? (
             <span key={labelId} className="label">
+              <span className="dot" style={{ background: label.color }} aria-hidden="true" />
               {label.name}
             </span>
           ) : null;
