@@ -34,6 +34,8 @@ export async function launchBrowser(options: { colorScheme?: "light" | "dark" } 
     viewport: { width: 1440, height: 900 },
     colorScheme: options.colorScheme ?? "light",
   });
+  // tsx (esbuild keepNames) wraps named functions in __name(): functions handed to page.evaluate need it there too.
+  await context.addInitScript("globalThis.__name ??= (fn) => fn;");
   const problems: string[] = [];
   const watch = (page: Page) => {
     page.on("console", (message) => {

@@ -7,6 +7,10 @@ import { ApiClient, startTestApp, type TestApp } from "../helpers/app.ts";
 import { launchBrowser, signUpAndCreateWorkspace, type TestBrowser } from "../helpers/browser.ts";
 import { testDialects } from "../helpers/databases.ts";
 
+// Functions passed to page.evaluate run in the browser: its globals, untyped here (the server's types have no DOM).
+declare const document: any;
+declare const localStorage: any;
+
 describe.each(testDialects)("the board in the browser (%s)", (dialect) => {
   let t: TestApp;
   let browser: TestBrowser;
@@ -93,7 +97,7 @@ describe.each(testDialects)("the board in the browser (%s)", (dialect) => {
   });
 
   it("search (focused with /) narrows the board; the list view shows the same issues", async () => {
-    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await page.evaluate(() => document.activeElement?.blur());
     await page.keyboard.press("/");
     expect(
       await page.getByRole("searchbox", { name: "Search" }).evaluate((box) => box === document.activeElement),
@@ -120,7 +124,7 @@ describe.each(testDialects)("the board in the browser (%s)", (dialect) => {
     const description = await title.evaluate((input) =>
       (input.getAttribute("aria-describedby") ?? "")
         .split(" ")
-        .map((id) => document.getElementById(id)?.textContent ?? "")
+        .map((id: string) => document.getElementById(id)?.textContent ?? "")
         .join(" "),
     );
     expect(description).toMatch(/\S/);

@@ -1,6 +1,6 @@
 // The board: a column per status, cards dragged between them (PATCH status, shown at once), filters, search, a
 // list view of the same issues, and the New issue dialog (`c`); `/` focuses search.
-import { useEffect, useMemo, useRef, useState } from "react";
+import { memo, useEffect, useMemo, useRef, useState } from "react";
 import { api, getAll, query } from "../api.ts";
 import { ErrorLine, Loading } from "../components.tsx";
 import { useCoalesced, useWorkspaceEvents } from "../live.ts";
@@ -61,8 +61,25 @@ export function Board() {
 
   const reloadIssues = useCoalesced(() => issues.reload(), 50);
   const reloadLabels = useCoalesced(() => labelLinks.reload(), 50);
+  const unfiltered = Object.values(filters).every((value) => value === "");
+  /** Without filters one changed issue is fetched and patched in; with filters the list is asked again. */
+  const applyIssueEvent = async (issueId: string, deleted: boolean) => {
+    if (deleted) return issues.set((list) => list.filter((issue) => issue.id !== issueId));
+    try {
+      const fresh = await api.get<Issue>(`workspaces/${ws.id}/issues/${issueId}`);
+      issues.set((list) =>
+        list.some((issue) => issue.id === issueId)
+          ? list.map((issue) => (issue.id === issueId ? fresh : issue))
+          : [...list, fresh],
+      );
+    } catch {
+      reloadIssues();
+    }
+  };
   useWorkspaceEvents(ws.id, (event) => {
-    if (event.type === "stream.open" || event.type.startsWith("issue.")) reloadIssues();
+    if (event.type.startsWith("issue.") && unfiltered && event.entity_id && issues.data)
+      void applyIssueEvent(event.entity_id, event.type === "issue.deleted");
+    else if (event.type === "stream.open" || event.type.startsWith("issue.")) reloadIssues();
     if (event.type === "stream.open" || event.type.startsWith("label.")) reloadLabels();
   });
 
@@ -224,7 +241,7 @@ function Columns(props: {
             <ul>
               {cards.map((issue) => (
                 <li key={issue.id}>
-                  <Card issue={issue} labels={props.labels?.get(issue.id) ?? []} ws={props.ws} />
+                  <Card issue={issue} labels={props.labels?.get(issue.id) ?? NO_LABELS} ws={props.ws} />
                 </li>
               ))}
             </ul>
@@ -235,7 +252,10 @@ function Columns(props: {
   );
 }
 
-function Card({ issue, labels, ws }: { issue: Issue; labels: string[]; ws: WorkspaceData }) {
+const NO_LABELS: string[] = [];
+
+/** Memoised: a change to one issue re-renders one card, not the thousand beside it. */
+const Card = memo(function Card({ issue, labels, ws }: { issue: Issue; labels: string[]; ws: WorkspaceData }) {
   return (
     <Link
       to={`/w/${ws.id}/issues/${issue.id}`}
@@ -262,7 +282,7 @@ function Card({ issue, labels, ws }: { issue: Issue; labels: string[]; ws: Works
       </span>
     </Link>
   );
-}
+});
 
 export function Assignee({ issue, ws }: { issue: Issue; ws: WorkspaceData }) {
   const name = actorName(ws, issue.assignee_type, issue.assignee_id);
