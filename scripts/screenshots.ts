@@ -81,7 +81,11 @@ try {
       as,
     )
   ).body;
-  await api.post(`workspaces/${ws}/issues/${reviewed.id}/comments`, { content: "Please check the **webhook** part too." }, as);
+  await api.post(
+    `workspaces/${ws}/issues/${reviewed.id}/comments`,
+    { content: "Please check the **webhook** part too." },
+    as,
+  );
   for (let attempt = 0; attempt < 100; attempt++) {
     const [task] = (await api.get(`workspaces/${ws}/issues/${reviewed.id}/tasks`, as)).body;
     if (task?.status === "waiting_approval") break;
