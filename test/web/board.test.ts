@@ -71,7 +71,7 @@ describe.each(testDialects)("the board in the browser (%s)", (dialect) => {
     await card("Write the onboarding guide").dragTo(column("In Progress"));
     await column("In Progress")
       .getByRole("link", { name: /Write the onboarding guide/ })
-      .waitFor({ timeout: 300 });
+      .waitFor({ timeout: 500 });
     await expect.poll(async () => (await issuesOnServer())[0].status).toBe("in_progress");
     await page.reload();
     await column("In Progress")
@@ -94,6 +94,20 @@ describe.each(testDialects)("the board in the browser (%s)", (dialect) => {
     await column("Done")
       .getByRole("link", { name: /Filed by a script/ })
       .waitFor({ timeout: 1000 });
+  });
+
+  it("a dropped event stream reconnects by itself and catches up with what changed meanwhile", async () => {
+    const [issue] = (await issuesOnServer()).filter((each) => each.title === "Filed by a script");
+    const streams = () => page.evaluate(() => performance.getEntriesByType("resource").length);
+    const before = await streams();
+    t.app.server.closeAllConnections();
+    // This process's own pooled sockets were closed too: let the client see that before it sends again.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await api.patch(`workspaces/${account.workspaceId}/issues/${issue.id}`, { status: "in_review" }, { token });
+    await column("In Review")
+      .getByRole("link", { name: /Filed by a script/ })
+      .waitFor({ timeout: 5000 });
+    expect(await streams()).toBeGreaterThan(before);
   });
 
   it("search (focused with /) narrows the board; the list view shows the same issues", async () => {
@@ -133,6 +147,24 @@ describe.each(testDialects)("the board in the browser (%s)", (dialect) => {
     expect((await issuesOnServer()).length).toBe(2);
   });
 
+  it("Settings shows a new API key once; the Calls page says there is no call log to show", async () => {
+    await page.getByRole("navigation").getByRole("link", { name: "Settings" }).click();
+    await page.getByRole("textbox", { name: "Key name" }).fill("CI");
+    await page.getByRole("button", { name: "Create API key" }).click();
+    const shown = await page.getByRole("status").locator("code").textContent();
+    const [key] = (await api.get(`workspaces/${account.workspaceId}/api-keys`, { token })).body;
+    expect(shown?.startsWith(key.prefix)).toBe(true);
+    // The key works, and once dismissed it is gone from the page.
+    expect(
+      (await api.get(`workspaces/${account.workspaceId}/issues/`, { headers: { "x-api-key": shown! } })).status,
+    ).toBe(200);
+    await page.getByRole("button", { name: "Done" }).click();
+    expect(await page.getByText(shown!).count()).toBe(0);
+    await page.getByRole("navigation").getByRole("link", { name: "Calls" }).click();
+    await page.getByText("No call log is available from this server.").waitFor();
+    await page.getByRole("navigation").getByRole("link", { name: "Board" }).click();
+  });
+
   it("signing out returns to sign-in and forgets the token; signing in comes back to the board", async () => {
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByRole("button", { name: "Sign in" }).waitFor();
@@ -143,9 +175,18 @@ describe.each(testDialects)("the board in the browser (%s)", (dialect) => {
     await page.getByText("Invalid email or password").waitFor();
     await page.getByLabel("Password").fill(account.password);
     await page.getByRole("button", { name: "Sign in" }).click();
-    await column("Done")
+    await column("In Review")
       .getByRole("link", { name: /Filed by a script/ })
       .waitFor();
+    // A token the server no longer accepts (a 401) also returns to sign-in.
+    await page.evaluate(() =>
+      localStorage.setItem(
+        "agent-platform.session",
+        JSON.stringify({ token: "expired.token.value", user: { id: "x", name: "Ada", email: "a@example.com" } }),
+      ),
+    );
+    await page.reload();
+    await page.getByRole("button", { name: "Sign in" }).waitFor();
     expect(browser.problems.filter((problem) => !/401|422|status of 4\d\d/.test(problem))).toEqual([]);
   });
 });

@@ -34,8 +34,9 @@ function open(channel: Channel): void {
       };
       source.onmessage = onFrame;
       for (const type of KNOWN_TYPES) source.addEventListener(type, onFrame);
+      // Every view asks the API again when the stream (re)opens: what happened before its first event is in
+      // those answers, what happened while it was down comes again from after_seq.
       source.onopen = () => {
-        if (channel.lastSeq === undefined) channel.lastSeq = 0;
         for (const handler of channel.handlers) handler({ type: "stream.open" } as PlatformEvent);
       };
       source.onerror = () => {

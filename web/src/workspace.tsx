@@ -27,7 +27,7 @@ export function WorkspaceProvider({ id, children }: { id: string; children: Reac
   }, [id]);
   const reload = useCoalesced(shared.reload);
   useWorkspaceEvents(id, (event) => {
-    if (/^(member|agent|label|project)\./.test(event.type) || event.type.startsWith("task.")) reload();
+    if (event.type === "stream.open" || /^(member|agent|label|project|task)\./.test(event.type)) reload();
   });
   const data = shared.data ?? { id, members: [], agents: [], labels: [], projects: [] };
   return <Context.Provider value={data}>{children}</Context.Provider>;
