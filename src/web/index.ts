@@ -3,6 +3,7 @@
 // are never shadowed: an unknown path under them is the API's JSON 404, not the dashboard.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 
@@ -58,7 +59,7 @@ export interface WebOptions {
   distDir: string;
 }
 
-export const DEFAULT_DIST_DIR = new URL("../../web/dist", import.meta.url).pathname;
+export const DEFAULT_DIST_DIR = fileURLToPath(new URL("../../web/dist", import.meta.url));
 
 /** Reads the built files once: they change only with a new build, which comes with a restart. */
 function loadFiles(distDir: string): Map<string, StaticFile> {
