@@ -147,6 +147,21 @@ describe.each(testDialects)("the board in the browser (%s)", (dialect) => {
     expect((await issuesOnServer()).length).toBe(2);
   });
 
+  it("the New issue dialog keeps focus and what was typed while the board changes live behind it", async () => {
+    await page.getByRole("button", { name: "New issue" }).click();
+    const dialog = page.getByRole("dialog", { name: "New issue" });
+    const title = dialog.getByRole("textbox", { name: "Title" });
+    await title.pressSequentially("Half-typed");
+    await api.post(`workspaces/${account.workspaceId}/issues/`, { title: "Arrives meanwhile" }, { token });
+    await column("Backlog")
+      .getByRole("link", { name: /Arrives meanwhile/ })
+      .waitFor({ timeout: 1000 });
+    await title.pressSequentially(" title");
+    expect(await title.inputValue()).toBe("Half-typed title");
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "hidden" });
+  });
+
   it("Settings shows a new API key once; the Calls page says there is no call log to show", async () => {
     await page.getByRole("navigation").getByRole("link", { name: "Settings" }).click();
     await page.getByRole("textbox", { name: "Key name" }).fill("CI");

@@ -62,14 +62,16 @@ export function Field(props: {
 export function Dialog(props: { title: string; onClose: () => void; children: ReactNode }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
-  const { onClose } = props;
+  // The latest onClose, without reopening the dialog (and moving focus) each time the page re-renders.
+  const onClose = useRef(props.onClose);
+  onClose.current = props.onClose;
   useEffect(() => {
     const dialog = ref.current!;
     const opener = document.activeElement as HTMLElement | null;
     dialog.showModal();
     const cancel = (event: Event) => {
       event.preventDefault();
-      onClose();
+      onClose.current();
     };
     dialog.addEventListener("cancel", cancel);
     return () => {
@@ -77,12 +79,12 @@ export function Dialog(props: { title: string; onClose: () => void; children: Re
       dialog.close();
       opener?.focus?.();
     };
-  }, [onClose]);
+  }, []);
   return (
     <dialog ref={ref} aria-labelledby={titleId} className="dialog">
       <div className="dialog-head">
         <h2 id={titleId}>{props.title}</h2>
-        <button type="button" className="ghost" onClick={onClose} aria-label="Close">
+        <button type="button" className="ghost" onClick={props.onClose} aria-label="Close">
           ×
         </button>
       </div>
