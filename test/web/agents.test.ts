@@ -89,6 +89,10 @@ describe.each(testDialects)("agents in the browser (%s)", (dialect) => {
     await comments.getByText("I checked the page and fixed the typo in the heading.").waitFor();
     await task.getByText("succeeded", { exact: true }).waitFor();
     expect(await task.getByRole("button", { name: "Cancel task" }).count()).toBe(0);
+    await page.getByRole("combobox", { name: "Status" }).selectOption({ label: "Done" });
+    await expect
+      .poll(async () => (await api.get(`workspaces/${ws}/issues/${issue.id}`, { token })).body.status)
+      .toBe("done");
   });
 
   it("a task can be cancelled from the issue page while it runs", async () => {
