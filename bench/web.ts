@@ -24,6 +24,7 @@ const dist = fileURLToPath(new URL("../web/dist/", import.meta.url));
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const ms = (value: number) => `${value.toFixed(0)} ms`;
+const within = (value: number, budget: number) => (value <= budget ? "within budget" : "OVER BUDGET");
 
 ensureWebBuild();
 const index = readFileSync(join(dist, "index.html"), "utf8");
@@ -48,7 +49,7 @@ try {
    * From the start of navigation to the Sign in button being in the document (React attaches its event handlers at
    * the root before it renders, so the form works from then on), stamped in the page's own clock.
    */
-  await browser.context.addInitScript(`(() => {
+  const stampInteractive = `(() => {
     const stamp = () => {
       if (!document.querySelector("button[type=submit]")) return false;
       globalThis.__interactiveAt ??= performance.now();
@@ -57,13 +58,29 @@ try {
     if (stamp()) return;
     const observer = new MutationObserver(() => stamp() && observer.disconnect());
     observer.observe(document, { childList: true, subtree: true });
-  })();`);
+  })();`;
+  await browser.context.addInitScript(stampInteractive);
   const interactive = async (page: Page, url: string) => {
     await page.goto(url);
     await page.getByRole("button", { name: "Sign in", exact: true }).waitFor();
     return page.evaluate(() => (globalThis as unknown as { __interactiveAt: number }).__interactiveAt);
   };
-  const cold = await interactive(await browser.newPage(), t.url);
+  /** The first page of a fresh browser with an empty cache. */
+  const coldLoad = async (url: string) => {
+    const fresh = await launchBrowser();
+    try {
+      await fresh.context.addInitScript(stampInteractive);
+      return await interactive(await fresh.newPage(), url);
+    } finally {
+      await fresh.close();
+    }
+  };
+  const cold: number[] = [];
+  const bareCold: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    bareCold.push(await coldLoad(bareUrl));
+    cold.push(await coldLoad(t.url));
+  }
   const warm: number[] = [];
   const bareTimes: number[] = [];
   for (let round = 0; round < 5; round++) {
@@ -157,16 +174,16 @@ try {
 
   console.log(`dashboard (headless chromium, ${ISSUES} issues, SQLite)`);
   console.log(
-    `  initial JS gzipped        ${(jsGzip / 1024).toFixed(1)} KiB (+ CSS ${(cssGzip / 1024).toFixed(1)} KiB; ${allAssets} asset files)   budget ≤ 250 KiB`,
+    `  initial JS gzipped        ${(jsGzip / 1024).toFixed(1)} KiB (+ CSS ${(cssGzip / 1024).toFixed(1)} KiB; ${allAssets} asset files)   budget ≤ 250 KiB: ${within(jsGzip, 250 * 1024)}`,
   );
   console.log(
-    `  sign-in interactive       cold ${ms(cold)}, warm median ${ms(median(warm))}   (bare one-button page: ${ms(median(bareTimes))})   budget < 1000 ms`,
+    `  sign-in interactive       cold median ${ms(median(cold))}, warm median ${ms(median(warm))}   (bare one-button page: cold ${ms(median(bareCold))}, warm ${ms(median(bareTimes))})   budget < 1000 ms: ${within(median(cold), 1000)}`,
   );
   console.log(
-    `  board of ${ISSUES} rendered    ${ms(median(renders))} median render (max ${ms(Math.max(...renders))}); sign-in click → all cards ${ms(boardLoaded)}   budget < 500 ms`,
+    `  board of ${ISSUES} rendered    ${ms(median(renders))} median render (max ${ms(Math.max(...renders))}); sign-in click → all cards ${ms(boardLoaded)}   budget < 500 ms: ${within(median(renders), 500)}`,
   );
   console.log(
-    `  API change → on screen    median ${ms(median(latencies))}, max ${ms(Math.max(...latencies))} over ${ROUNDS}   budget < 1000 ms`,
+    `  API change → on screen    median ${ms(median(latencies))}, max ${ms(Math.max(...latencies))} over ${ROUNDS}   budget < 1000 ms: ${within(Math.max(...latencies), 1000)}`,
   );
   if (browser.problems.length > 0) console.log(`  page errors: ${browser.problems.join(" | ")}`);
 } finally {
