@@ -77,15 +77,20 @@ describe.each(testDialects)("agents in the browser (%s)", (dialect) => {
 
   it("an issue assigned to the agent streams its run live and shows the agent's comment without a reload", async () => {
     model.reset();
-    model.reply({ text: "I checked the page and fixed the typo in the heading.", chunkDelayMs: 40 });
+    // Slow enough (about 2 s) that the first words are on screen well before the run ends.
+    model.reply({ text: "I checked the page and fixed the typo in the heading.", chunkDelayMs: 200 });
     const issue = await newIssue("Typo on the landing page");
     await page.goto(`${t.url}/w/${ws}/issues/${issue.id}`);
     await page.getByRole("heading", { name: "Typo on the landing page" }).waitFor();
     expect(await page.getByText("bold", { exact: true }).evaluate((node) => node.tagName)).toBe("STRONG");
     await page.getByRole("combobox", { name: "Assignee" }).selectOption({ label: "Helper (agent)" });
     const task = page.getByRole("article", { name: "Task of Helper" });
-    await task.getByText(/fixed the typo/).waitFor();
+    await task.getByText(/I checked/).waitFor();
     const comments = page.getByRole("region", { name: "Comments" });
+    // Live: the text arrives while the run is still going, before the agent's comment exists.
+    expect(await task.getByText(/in the heading/).count()).toBe(0);
+    expect(await comments.getByText(/I checked the page/).count()).toBe(0);
+    await task.getByText(/fixed the typo in the heading/).waitFor();
     await comments.getByText("I checked the page and fixed the typo in the heading.").waitFor();
     await task.getByText("succeeded", { exact: true }).waitFor();
     expect(await task.getByRole("button", { name: "Cancel task" }).count()).toBe(0);
