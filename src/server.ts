@@ -30,6 +30,7 @@ import { opsRoutes } from "./ops/routes.ts";
 import { platformRoutes } from "./platform/index.ts";
 import type { IssuePageCache } from "./platform/issues/page-cache.ts";
 import type { ToolRegistry } from "./tools/registry.ts";
+import { DEFAULT_DIST_DIR, webRoutes } from "./web/index.ts";
 import { workPlugin } from "./work/index.ts";
 
 export const VERSION = "0.1.0";
@@ -52,6 +53,8 @@ export interface ServerOptions {
   events?: EventsTuning;
   /** Started on SIGTERM by the serve command: /ready turns 503 and the worker stops claiming tasks. */
   drain?: Drain;
+  /** The built dashboard; web/dist unless a test points elsewhere. */
+  webDistDir?: string;
 }
 
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
@@ -148,6 +151,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     isDev: config.isDev,
     keepAliveMs: config.agent.keepAliveMs,
   });
+  // Last: its catch-all for client routes must see every server route already in place.
+  await app.register(webRoutes, { distDir: options.webDistDir ?? DEFAULT_DIST_DIR });
   return app;
 }
 

@@ -1,5 +1,9 @@
-// Says loudly, once per run, when the PostgreSQL half of the suite is not running.
+// Once per run: builds the dashboard if its build is missing or stale (the browser tests serve it), and says
+// loudly when the PostgreSQL half of the suite is not running.
+import { ensureWebBuild } from "../../scripts/build-web.ts";
+
 export default function globalSetup(): void {
+  ensureWebBuild();
   if (process.env.TEST_DATABASE_URL) return;
   const line = "!".repeat(100);
   console.warn(

@@ -1,0 +1,125 @@
+// The one way the dashboard talks to the server: JSON over /api/v1 with the bearer token in a header (never in a
+// URL). Errors keep the API's `detail`, and 422s are split into per-field messages for the form that sent them.
+import type { Session } from "./types.ts";
+
+const TOKEN_KEY = "agent-platform.session";
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    /** 422 messages by body field (the last `loc` part), for showing next to that field. */
+    readonly fields: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+type Listener = (session: Session | null) => void;
+const listeners = new Set<Listener>();
+let current: Session | null = readStoredSession();
+
+function readStoredSession(): Session | null {
+  try {
+    const raw = localStorage.getItem(TOKEN_KEY);
+    return raw ? (JSON.parse(raw) as Session) : null;
+  } catch {
+    return null;
+  }
+}
+
+export function getSession(): Session | null {
+  return current;
+}
+
+export function setSession(session: Session | null): void {
+  current = session;
+  if (session) localStorage.setItem(TOKEN_KEY, JSON.stringify(session));
+  else localStorage.removeItem(TOKEN_KEY);
+  for (const listener of listeners) listener(session);
+}
+
+export function onSessionChange(listener: Listener): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+export function authHeaders(): Record<string, string> {
+  return current ? { authorization: `Bearer ${current.token}` } : {};
+}
+
+/** Turns a failed response into an ApiError; a 401 on a signed-in call ends the session (back to sign-in). */
+export async function failure(response: Response): Promise<ApiError> {
+  let detail: unknown;
+  try {
+    detail = (await response.json()).detail;
+  } catch {
+    detail = undefined;
+  }
+  if (response.status === 401 && current) setSession(null);
+  if (Array.isArray(detail)) {
+    const fields: Record<string, string> = {};
+    for (const item of detail as { loc?: unknown[]; msg?: string }[]) {
+      const loc = (item.loc ?? []).filter((part) => part !== "body");
+      const key = loc.length > 0 ? String(loc[0]) : "_";
+      fields[key] ??= item.msg ?? "Invalid value";
+    }
+    const summary = Object.entries(fields)
+      .map(([field, message]) => (field === "_" ? message : `${field}: ${message}`))
+      .join("; ");
+    return new ApiError(response.status, summary || "Invalid input", fields);
+  }
+  const message = typeof detail === "string" ? detail : `${response.status} ${response.statusText || "Request failed"}`;
+  return new ApiError(response.status, message);
+}
+
+export async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { ...authHeaders() };
+  if (body !== undefined) headers["content-type"] = "application/json";
+  let response: Response;
+  try {
+    response = await fetch(`/api/v1/${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError(0, "The server cannot be reached");
+  }
+  if (!response.ok) throw await failure(response);
+  if (response.status === 204) return undefined as T;
+  const text = await response.text();
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+export const api = {
+  get: <T>(path: string) => request<T>("GET", path),
+  post: <T>(path: string, body?: unknown) => request<T>("POST", path, body ?? {}),
+  patch: <T>(path: string, body: unknown) => request<T>("PATCH", path, body),
+  delete: (path: string) => request<void>("DELETE", path),
+};
+
+const PAGE = 200;
+
+/**
+ * Every page of a list (limit 200 each), for views that show all of it: the first page alone, then, while pages
+ * come back full, four at a time.
+ */
+export async function getAll<T>(path: string): Promise<T[]> {
+  const joiner = path.includes("?") ? "&" : "?";
+  const page = (offset: number) => api.get<T[]>(`${path}${joiner}limit=${PAGE}&offset=${offset}`);
+  const all = await page(0);
+  if (all.length < PAGE) return all;
+  for (let offset = PAGE; ; offset += 4 * PAGE) {
+    const pages = await Promise.all([0, 1, 2, 3].map((index) => page(offset + index * PAGE)));
+    for (const each of pages) all.push(...each);
+    if (pages.some((each) => each.length < PAGE)) return all;
+  }
+}
+
+export function query(params: Record<string, string | undefined>): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) if (value) search.set(key, value);
+  const text = search.toString();
+  return text ? `?${text}` : "";
+}

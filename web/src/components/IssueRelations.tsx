@@ -1,0 +1,126 @@
+// Parent and sub-issues, and dependencies (add and remove), of one issue.
+import { type FormEvent, useState } from "react";
+import { api, getAll } from "../api.ts";
+import { ErrorLine } from "../components.tsx";
+import { Link } from "../router.tsx";
+import type { Dependency, Issue } from "../types.ts";
+import { useResource } from "../use-resource.ts";
+import { useWorkspace } from "../workspace.tsx";
+
+export function IssueRelations({ issue, revision }: { issue: Issue; revision: number }) {
+  const ws = useWorkspace();
+  const [error, setError] = useState<unknown>();
+  const related = useResource(async () => {
+    const [children, dependencies, all] = await Promise.all([
+      getAll<Issue>(`workspaces/${ws.id}/issues/?parent_issue_id=${issue.id}`),
+      getAll<Dependency>(`workspaces/${ws.id}/issues/${issue.id}/dependencies/`),
+      getAll<Issue>(`workspaces/${ws.id}/issues/`),
+    ]);
+    return { children, dependencies, all };
+  }, [ws.id, issue.id, revision]);
+  const all = related.data?.all ?? [];
+  const byId = new Map(all.map((each) => [each.id, each]));
+  const parent = issue.parent_issue_id ? byId.get(issue.parent_issue_id) : undefined;
+  const ref = (other: Issue | undefined) =>
+    other ? (
+      <Link to={`/w/${ws.id}/issues/${other.id}`}>
+        {other.identifier} {other.title}
+      </Link>
+    ) : (
+      <span className="muted">an issue</span>
+    );
+
+  const addDependency = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    setError(undefined);
+    try {
+      await api.post(`workspaces/${ws.id}/issues/${issue.id}/dependencies/`, {
+        depends_on_issue_id: String(form.get("target") ?? ""),
+        type: String(form.get("type") ?? "blocks"),
+      });
+      related.reload();
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+  const setParent = async (parentId: string) => {
+    setError(undefined);
+    try {
+      await api.patch(`workspaces/${ws.id}/issues/${issue.id}`, { parent_issue_id: parentId || null });
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+
+  return (
+    <div className="relations">
+      <label className="stack">
+        Parent issue
+        <select value={issue.parent_issue_id ?? ""} onChange={(event) => setParent(event.target.value)}>
+          <option value="">None</option>
+          {all
+            .filter((each) => each.id !== issue.id)
+            .map((each) => (
+              <option key={each.id} value={each.id}>
+                {each.identifier} {each.title}
+              </option>
+            ))}
+        </select>
+      </label>
+      {parent && <p>Sub-issue of {ref(parent)}</p>}
+      <h3>Sub-issues</h3>
+      {related.data?.children.length ? (
+        <ul>
+          {related.data.children.map((child) => (
+            <li key={child.id}>{ref(child)}</li>
+          ))}
+        </ul>
+      ) : (
+        <p className="muted">None</p>
+      )}
+      <h3>Dependencies</h3>
+      <ul>
+        {(related.data?.dependencies ?? []).map((dependency) => {
+          const other = dependency.issue_id === issue.id ? dependency.depends_on_issue_id : dependency.issue_id;
+          return (
+            <li key={dependency.id}>
+              {dependency.issue_id === issue.id ? dependency.type.replace("_", " ") : `${dependency.type} this:`}{" "}
+              {ref(byId.get(other))}{" "}
+              <button
+                type="button"
+                className="ghost small"
+                aria-label={`Remove dependency on ${byId.get(other)?.identifier ?? "issue"}`}
+                onClick={() =>
+                  api
+                    .delete(`workspaces/${ws.id}/issues/${issue.id}/dependencies/${dependency.id}`)
+                    .then(related.reload, setError)
+                }
+              >
+                ×
+              </button>
+            </li>
+          );
+        })}
+      </ul>
+      <form onSubmit={addDependency} className="inline-form">
+        <select name="type" aria-label="Dependency type" defaultValue="blocks">
+          <option value="blocks">blocks</option>
+          <option value="blocked_by">blocked by</option>
+          <option value="related">related to</option>
+        </select>
+        <select name="target" aria-label="Dependency target" required>
+          {all
+            .filter((each) => each.id !== issue.id)
+            .map((each) => (
+              <option key={each.id} value={each.id}>
+                {each.identifier} {each.title}
+              </option>
+            ))}
+        </select>
+        <button type="submit">Add dependency</button>
+      </form>
+      <ErrorLine error={error} />
+    </div>
+  );
+}

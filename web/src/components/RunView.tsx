@@ -1,0 +1,60 @@
+// A task's run, live: replays runs/{id}/events and follows it until the run ends, resuming with Last-Event-ID
+// when the connection drops.
+import { useEffect, useState } from "react";
+import { openStream, readSse } from "../sse.ts";
+import { type AguiEvent, applyEvent, Transcript, type TranscriptItem } from "../transcript.tsx";
+import type { Approval } from "../types.ts";
+
+const TERMINAL = new Set(["RUN_FINISHED", "RUN_ERROR"]);
+
+export function RunView(props: {
+  workspaceId: string;
+  runId: string;
+  renderApproval?: (approval: Approval, decided: boolean) => React.ReactNode;
+}) {
+  const [items, setItems] = useState<TranscriptItem[]>([]);
+  const [live, setLive] = useState(false);
+  const { workspaceId, runId } = props;
+
+  useEffect(() => {
+    const controller = new AbortController();
+    let lastId = 0;
+    let ended = false;
+    setItems([]);
+    const follow = async () => {
+      while (!ended && !controller.signal.aborted) {
+        try {
+          const response = await openStream("GET", `/api/v1/workspaces/${workspaceId}/runs/${runId}/events`, {
+            signal: controller.signal,
+            headers: lastId > 0 ? { "last-event-id": String(lastId) } : {},
+          });
+          setLive(true);
+          await readSse(
+            response,
+            (frame) => {
+              const id = Number(frame.id);
+              if (id && id <= lastId) return;
+              if (id) lastId = id;
+              const event = JSON.parse(frame.data) as AguiEvent;
+              if (TERMINAL.has(event.type)) ended = true;
+              setItems((current) => applyEvent(current, event));
+            },
+            controller.signal,
+          );
+        } catch {
+          if (controller.signal.aborted) return;
+        }
+        setLive(false);
+        if (!ended) await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    };
+    void follow();
+    return () => controller.abort();
+  }, [workspaceId, runId]);
+
+  return (
+    <div className="run" aria-live="polite" aria-busy={live}>
+      <Transcript items={items} renderApproval={props.renderApproval} />
+    </div>
+  );
+}
