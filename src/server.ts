@@ -112,7 +112,15 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     webhookAllowPrivate: config.events.webhookAllowPrivate,
     tuning: options.events,
   });
-  await app.register(mcpRoutes, { tools, authenticator, db, isDev: config.isDev, version: VERSION, ...options.mcp });
+  await app.register(mcpRoutes, {
+    tools,
+    authenticator,
+    db,
+    databaseUrl: config.databaseUrl,
+    isDev: config.isDev,
+    version: VERSION,
+    ...options.mcp,
+  });
   await app.register(workPlugin, {
     db,
     databaseUrl: config.databaseUrl,

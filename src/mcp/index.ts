@@ -2,13 +2,14 @@
 // Paths sit at the root: /sse, /messages/, /mcp. The fourth transport, stdio, is its own command (stdio-command.ts).
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Authenticator } from "../auth/authenticator.ts";
-import type { Db } from "../db/index.ts";
+import { type Db, isPostgres } from "../db/index.ts";
 import { guardLoopback } from "../http/loopback.ts";
 import type { ToolInvoker } from "../tools/invoker.ts";
 import { challengeRefusedCallers, refuseClientRegistration } from "./auth-challenge.ts";
 import { abortOnDisconnect, type CallerChecks, checkSessionPost, resolveCaller } from "./caller.ts";
 import { answerDirectPost } from "./direct-post.ts";
 import { McpDispatcher, type ServerInfo } from "./dispatcher.ts";
+import { openSessionRouting, type RoutingSettings } from "./session-routing.ts";
 import { MESSAGES_PATH, SseSessions } from "./sse.ts";
 import { streamableHttpRoutes } from "./streamable-http.ts";
 
@@ -18,11 +19,15 @@ export interface McpOptions {
   tools: ToolInvoker;
   authenticator: Authenticator;
   db: Db;
+  /** On PostgreSQL, where legacy SSE sessions are recorded and messages forwarded between processes. */
+  databaseUrl: string;
   /** In PLATFORM_ENV=dev callers without a credential get the custom tools; elsewhere a credential is required. */
   isDev: boolean;
   version: string;
   /** Tests shorten the 15 s keep-alive. */
   keepaliveMs?: number;
+  /** Tests shorten the lease of recorded sessions. */
+  sessionRouting?: RoutingSettings;
 }
 
 type MessagesQuery = { session_id?: string; sessionId?: string; workspace_id?: string };
@@ -33,8 +38,17 @@ export async function mcpRoutes(scope: FastifyInstance, options: McpOptions): Pr
   const dispatcher = new McpDispatcher(options.tools, serverInfo, (error) =>
     scope.log.error({ err: error }, "tool-protocol request failed"),
   );
-  const sessions = new SseSessions(dispatcher, options.keepaliveMs);
+  const routing = openSessionRouting(
+    options.db,
+    isPostgres(options.db) ? "postgres" : "sqlite",
+    options.databaseUrl,
+    (delivery) => sessions.arrived(delivery),
+    scope.log,
+    options.sessionRouting,
+  );
+  const sessions = new SseSessions(dispatcher, routing, options.keepaliveMs);
   scope.addHook("preClose", async () => sessions.closeAll());
+  scope.addHook("onClose", async () => routing.close());
 
   // Bodies reach the dispatcher as text, whatever their content type, so a body that is not JSON is a -32700
   // JSON-RPC error instead of the platform API's 422.
@@ -46,7 +60,7 @@ export async function mcpRoutes(scope: FastifyInstance, options: McpOptions): Pr
   refuseClientRegistration(scope, options.authenticator);
 
   scope.get("/sse", async (request: FastifyRequest<{ Querystring: MessagesQuery }>, reply) => {
-    sessions.open(reply, await resolveCaller(checks, request));
+    await sessions.open(reply, await resolveCaller(checks, request));
     return reply;
   });
 
@@ -58,14 +72,21 @@ export async function mcpRoutes(scope: FastifyInstance, options: McpOptions): Pr
       return answerDirectPost(dispatcher, body, caller, reply);
     }
     const lookup = sessions.check(sessionId);
-    if (!lookup.found) {
+    if (lookup.found) {
+      await checkSessionPost(checks, request, lookup.opener, () => sessions.end(sessionId));
+      reply.code(202).send();
+      await sessions.deliver(sessionId, body);
+      return reply;
+    }
+    const elsewhere = lookup.status === 404 ? await routing.findElsewhere(sessionId) : undefined;
+    if (!elsewhere) {
       await resolveCaller(checks, request); // a bad credential is 401 before anything is said about the session
       return reply.code(lookup.status).send({ detail: lookup.detail });
     }
-    await checkSessionPost(checks, request, lookup.opener, () => sessions.end(sessionId));
-    reply.code(202).send();
-    await sessions.deliver(sessionId, body);
-    return reply;
+    // The post's own credential is checked here, whichever process holds the stream.
+    await checkSessionPost(checks, request, elsewhere.opener, () => void routing.end(sessionId).catch(() => {}));
+    await routing.forward(elsewhere, body);
+    return reply.code(202).send();
   });
 
   streamableHttpRoutes(scope, checks, dispatcher);
