@@ -67,7 +67,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
 
   // The shared parts, built once and handed to each plugin as only what it uses.
   const { db, dialect } = database;
-  const { tokens, authenticator, tools, runtime } = buildCore(config, db, options.registry);
+  const { tokens, authenticator, tools, runtime, status } = buildCore(config, db, options.registry);
+  app.addHook("onClose", async () => status.close());
 
   // Bound to loopback, only pages served from a loopback name may call from a browser; bound elsewhere, any page
   // may (with the caller's own credentials).

@@ -105,7 +105,7 @@ export class AgentRuntime {
       signal: request.signal,
     };
     const tracksStatus = platform !== undefined && request.managesAgentStatus !== false;
-    if (tracksStatus) await this.options.status.runStarted(platform);
+    const liveRun = tracksStatus ? await this.options.status.runStarted(platform) : undefined;
     let failed = false;
     try {
       const model = createModelClient(agent.model, this.options.settings);
@@ -115,7 +115,7 @@ export class AgentRuntime {
       failed = !(error instanceof RunAbortedError);
       throw error;
     } finally {
-      if (tracksStatus) await this.options.status.runEnded(platform, failed);
+      if (platform && liveRun !== undefined) await this.options.status.runEnded(platform, liveRun, failed);
     }
   }
 

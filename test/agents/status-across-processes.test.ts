@@ -1,0 +1,162 @@
+// An agent's status is the same whichever process answers: runs of one agent on two processes keep it `working`
+// until both end, and a killed process's run does not leave it `working` once its lease lapses. (SQLite serves one
+// process; the single-process behaviour is in runtime.test.ts.)
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createAgent, seedRequest } from "../helpers/agui.ts";
+import {
+  createWorkspaceWithRoles,
+  startAppOn,
+  startTestApp,
+  type TestApp,
+  type WorkspaceWithRoles,
+} from "../helpers/app.ts";
+import { testDialects } from "../helpers/databases.ts";
+import { TestModelServer } from "../helpers/model-server.ts";
+import { waitFor } from "../work/helpers.ts";
+
+const root = new URL("../../", import.meta.url).pathname;
+const postgresOnly = testDialects.filter((dialect) => dialect === "postgres");
+const LEASE_MS = "1500";
+
+describe.each(postgresOnly)("agent status across processes (%s)", (dialect) => {
+  let model: TestModelServer;
+  let a: TestApp;
+  let b: TestApp;
+  let team: WorkspaceWithRoles;
+  let agentId: string;
+  const children: ChildProcess[] = [];
+  const runs: AbortController[] = [];
+
+  beforeAll(async () => {
+    model = await TestModelServer.start();
+    const env = { OPENAI_BASE_URL: model.url, AGENT_MODEL: "openai/test-model", TASK_LEASE_MS: LEASE_MS };
+    a = await startTestApp(dialect, { env });
+    b = await startAppOn(a.databaseUrl, dialect, { env });
+    team = await createWorkspaceWithRoles(a.api);
+  });
+  afterAll(async () => {
+    for (const run of runs) run.abort();
+    for (const child of children) child.kill("SIGKILL");
+    await b?.close();
+    await a?.close();
+    await model?.close();
+  });
+  beforeEach(async () => {
+    model.reset();
+    // Every model call streams a little, then holds: a run lasts until its client goes away.
+    model.setDefault({ stall: true, text: "Thinking" });
+    agentId = await createAgent(a.api, team.owner.token, team.workspaceId, { name: `Agent ${Date.now()}` });
+  });
+
+  /** Starts an agent-UI run of the agent on `baseUrl`; it lasts until aborted. */
+  async function startRun(baseUrl: string, name: string): Promise<AbortController> {
+    const controller = new AbortController();
+    runs.push(controller);
+    const before = model.requests.length;
+    const response = await fetch(`${baseUrl}/agui?agent=${agentId}`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "text/event-stream",
+        authorization: `Bearer ${team.member.token}`,
+      },
+      body: JSON.stringify(seedRequest(`thread-${name}`, `run-${name}`, [{ id: name, role: "user", content: "Go" }])),
+      signal: controller.signal,
+    });
+    expect(response.status).toBe(200);
+    response.body?.pipeTo(new WritableStream()).catch(() => {});
+    await waitFor(() => model.requests.length > before || undefined, `the model call of ${name}`);
+    return controller;
+  }
+
+  const statusOn = async (app: TestApp): Promise<string> => {
+    const response = await app.api.get(`workspaces/${team.workspaceId}/agents/${agentId}`, {
+      token: team.member.token,
+    });
+    expect(response.status).toBe(200);
+    return response.body.status;
+  };
+  const liveRuns = async () =>
+    (await a.db.selectFrom("agent_live_runs").select("id").where("agent_id", "=", agentId).execute()).length;
+
+  it("runs of one agent on two processes: working while either runs, idle once both ended", async () => {
+    expect(await statusOn(b)).toBe("idle");
+    const onA = await startRun(a.url, "on-a");
+    expect(await statusOn(b)).toBe("working");
+    const onB = await startRun(b.url, "on-b");
+    expect(await statusOn(a)).toBe("working");
+
+    onA.abort();
+    await waitFor(async () => (await liveRuns()) === 1 || undefined, "the run on A to end");
+    // B still runs the agent: both processes say so.
+    expect(await statusOn(a)).toBe("working");
+    expect(await statusOn(b)).toBe("working");
+
+    onB.abort();
+    await waitFor(async () => (await statusOn(a)) === "idle" || undefined, "the agent to be idle");
+    expect(await statusOn(b)).toBe("idle");
+    expect(await liveRuns()).toBe(0);
+  });
+
+  it("a process killed during a run: the agent is idle again once the run's lease lapses", async () => {
+    const serve = await serveProcess(a.databaseUrl);
+    await startRun(serve.url, "doomed");
+    expect(await statusOn(a)).toBe("working");
+    serve.child.kill("SIGKILL");
+    const started = Date.now();
+    await waitFor(async () => (await statusOn(b)) === "idle" || undefined, "the agent to be idle", 15_000);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(await liveRuns()).toBe(0);
+    const changes = await a.db
+      .selectFrom("activity")
+      .select("details")
+      .where("entity_id", "=", agentId)
+      .where("action", "=", "agent.status_changed")
+      .orderBy("created_at")
+      .execute();
+    expect(changes.map((row) => JSON.parse(row.details))).toEqual([
+      { from: "idle", to: "working" },
+      { from: "working", to: "idle" },
+    ]);
+  }, 60_000);
+
+  /** `agent-platform serve` as a user starts it, on the same database and model. */
+  async function serveProcess(databaseUrl: string): Promise<{ child: ChildProcess; url: string }> {
+    const cwd = mkdtempSync(join(tmpdir(), "agent-platform-status-"));
+    const child = spawn(process.execPath, [join(root, "bin/agent-platform.js"), "serve", "--port", "0"], {
+      cwd,
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        LOG_LEVEL: "warn",
+        DATABASE_URL: databaseUrl,
+        OPENAI_BASE_URL: model.url,
+        AGENT_MODEL: "openai/test-model",
+        TASK_LEASE_MS: LEASE_MS,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    children.push(child);
+    child.once("exit", () => rmSync(cwd, { recursive: true, force: true }));
+    let output = "";
+    child.stdout?.on("data", (chunk) => {
+      output += chunk;
+    });
+    child.stderr?.on("data", (chunk) => {
+      output += chunk;
+    });
+    const url = await waitFor(
+      () => {
+        if (child.exitCode !== null) throw new Error(`serve exited: ${output}`);
+        return /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+      },
+      "the server to listen",
+      30_000,
+    );
+    return { child, url };
+  }
+});
