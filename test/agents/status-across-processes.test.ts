@@ -1,10 +1,6 @@
 // An agent's status is the same whichever process answers: runs of one agent on two processes keep it `working`
 // until both end, and a killed process's run does not leave it `working` once its lease lapses. (SQLite serves one
 // process; the single-process behaviour is in runtime.test.ts.)
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createAgent, seedRequest } from "../helpers/agui.ts";
 import {
@@ -16,9 +12,9 @@ import {
 } from "../helpers/app.ts";
 import { testDialects } from "../helpers/databases.ts";
 import { TestModelServer } from "../helpers/model-server.ts";
+import { type ServeProcess, startServeProcess } from "../helpers/serve.ts";
 import { waitFor } from "../work/helpers.ts";
 
-const root = new URL("../../", import.meta.url).pathname;
 const postgresOnly = testDialects.filter((dialect) => dialect === "postgres");
 const LEASE_MS = "1500";
 
@@ -28,7 +24,7 @@ describe.each(postgresOnly)("agent status across processes (%s)", (dialect) => {
   let b: TestApp;
   let team: WorkspaceWithRoles;
   let agentId: string;
-  const children: ChildProcess[] = [];
+  const children: ServeProcess[] = [];
   const runs: AbortController[] = [];
 
   beforeAll(async () => {
@@ -40,7 +36,7 @@ describe.each(postgresOnly)("agent status across processes (%s)", (dialect) => {
   });
   afterAll(async () => {
     for (const run of runs) run.abort();
-    for (const child of children) child.kill("SIGKILL");
+    for (const child of children) child.kill();
     await b?.close();
     await a?.close();
     await model?.close();
@@ -103,10 +99,15 @@ describe.each(postgresOnly)("agent status across processes (%s)", (dialect) => {
   });
 
   it("a process killed during a run: the agent is idle again once the run's lease lapses", async () => {
-    const serve = await serveProcess(a.databaseUrl);
+    const serve = await startServeProcess(a.databaseUrl, {
+      OPENAI_BASE_URL: model.url,
+      AGENT_MODEL: "openai/test-model",
+      TASK_LEASE_MS: LEASE_MS,
+    });
+    children.push(serve);
     await startRun(serve.url, "doomed");
     expect(await statusOn(a)).toBe("working");
-    serve.child.kill("SIGKILL");
+    serve.kill();
     const started = Date.now();
     await waitFor(async () => (await statusOn(b)) === "idle" || undefined, "the agent to be idle", 15_000);
     expect(Date.now() - started).toBeLessThan(10_000);
@@ -123,40 +124,4 @@ describe.each(postgresOnly)("agent status across processes (%s)", (dialect) => {
       { from: "working", to: "idle" },
     ]);
   }, 60_000);
-
-  /** `agent-platform serve` as a user starts it, on the same database and model. */
-  async function serveProcess(databaseUrl: string): Promise<{ child: ChildProcess; url: string }> {
-    const cwd = mkdtempSync(join(tmpdir(), "agent-platform-status-"));
-    const child = spawn(process.execPath, [join(root, "bin/agent-platform.js"), "serve", "--port", "0"], {
-      cwd,
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        LOG_LEVEL: "warn",
-        DATABASE_URL: databaseUrl,
-        OPENAI_BASE_URL: model.url,
-        AGENT_MODEL: "openai/test-model",
-        TASK_LEASE_MS: LEASE_MS,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    children.push(child);
-    child.once("exit", () => rmSync(cwd, { recursive: true, force: true }));
-    let output = "";
-    child.stdout?.on("data", (chunk) => {
-      output += chunk;
-    });
-    child.stderr?.on("data", (chunk) => {
-      output += chunk;
-    });
-    const url = await waitFor(
-      () => {
-        if (child.exitCode !== null) throw new Error(`serve exited: ${output}`);
-        return /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
-      },
-      "the server to listen",
-      30_000,
-    );
-    return { child, url };
-  }
 });

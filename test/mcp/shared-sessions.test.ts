@@ -4,9 +4,12 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase } from "../../src/db/index.ts";
+import { migrateToLatest } from "../../src/db/migrate.ts";
 import { createWorkspaceWithRoles, startAppOn, type TestApp, type WorkspaceWithRoles } from "../helpers/app.ts";
-import { testDialects } from "../helpers/databases.ts";
+import { createTestDatabase, type TestDatabase, testDialects } from "../helpers/databases.ts";
 import { registryWith } from "../helpers/registry.ts";
+import { type ServeProcess, startServeProcess } from "../helpers/serve.ts";
 import { waitFor } from "../work/helpers.ts";
 import { call, echoTool, postJson, RawSseStream, startMcpApp, throwingTool, whoAmITool } from "./helpers.ts";
 
@@ -132,4 +135,66 @@ describe.each(postgresOnly)("legacy SSE sessions across two processes (%s)", (di
     );
     expect((await postJson(a.url, endpoint, call(3, "echo", { text: "closed" }))).status).toBe(404);
   });
+});
+
+describe.each(postgresOnly)("legacy SSE across two real serve processes (%s)", (dialect) => {
+  const processes: ServeProcess[] = [];
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase(dialect);
+    const handle = openDatabase(database.url);
+    await migrateToLatest(handle.db);
+    await handle.close();
+    processes.push(...(await Promise.all([startServeProcess(database.url), startServeProcess(database.url)])));
+  }, 90_000);
+  afterAll(async () => {
+    for (const serve of processes) serve.kill();
+    await database?.drop();
+  });
+
+  it("the stream on one process, every post on the other: platform tools list and run; a bad key is 401", async () => {
+    const [first, second] = processes as [ServeProcess, ServeProcess];
+    const team = await createWorkspaceWithRoles(first.api);
+    const created = await first.api.post(
+      `workspaces/${team.workspaceId}/api-keys`,
+      { name: "mcp" },
+      { token: team.owner.token },
+    );
+    const key: string = created.body.key;
+    const toSecond: typeof fetch = async (input, init) => {
+      if ((init?.method ?? "GET") !== "POST") return fetch(input, init);
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      return fetch(new URL(url.pathname + url.search, second.url), init);
+    };
+    const client = new Client({ name: "two-processes", version: "1.0.0" });
+    await client.connect(
+      new SSEClientTransport(new URL("/sse", first.url), {
+        requestInit: { headers: { "x-api-key": key } },
+        fetch: toSecond,
+      }),
+    );
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(["create_issue", "list_issues"]));
+      const made = await client.callTool({ name: "create_issue", arguments: { title: "Through the other process" } });
+      expect(made.isError).toBeUndefined();
+      const listed = await first.api.get(`workspaces/${team.workspaceId}/issues/`, { token: team.owner.token });
+      expect(listed.body.map((issue: { title: string }) => issue.title)).toEqual(["Through the other process"]);
+
+      const stream = await RawSseStream.open(first.url, { "x-api-key": key });
+      try {
+        const endpoint = await stream.endpoint();
+        const bad = await postJson(second.url, endpoint, call(1, "list_issues", {}), { "x-api-key": "ap_garbage" });
+        expect(bad.status).toBe(401);
+        const good = await postJson(second.url, endpoint, call(2, "list_issues", {}), { "x-api-key": key });
+        expect(good.status).toBe(202);
+        expect((await stream.reply(2)).result.isError).toBeUndefined();
+        expect(stream.messages().map((message) => message.id)).toEqual([2]);
+      } finally {
+        stream.close();
+      }
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
 });
