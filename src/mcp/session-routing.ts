@@ -126,7 +126,10 @@ class PostgresRouting implements SessionRouting {
     return { sessionId, opener, holder: row.holder };
   }
 
-  async forward({ sessionId, holder }: RemoteSession, body: string): Promise<void> {
+  async forward({ sessionId, holder }: RemoteSession, text: string): Promise<void> {
+    // PostgreSQL text holds no NUL. A raw NUL is never valid JSON, so the holder gets a body that fails to parse the
+    // same way (a -32700 reply) rather than this post failing.
+    const body = text.includes("\u0000") ? "" : text;
     let payload = `m ${sessionId} ${body}`;
     if (Buffer.byteLength(payload) > MAX_INLINE_BYTES) {
       const messageId = newId();

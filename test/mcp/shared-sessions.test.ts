@@ -95,6 +95,12 @@ describe.each(postgresOnly)("legacy SSE sessions across two processes (%s)", (di
       expect(await stream.reply(9)).toMatchObject({ id: 9, result: { structuredContent: { echoed: "mine" } } });
       // Only the owner's message was answered.
       expect(stream.messages().map((message) => message.id)).toEqual([9]);
+      // A body PostgreSQL cannot carry (a raw NUL) is still a parse error on the stream, not a failed post.
+      const nul = await postJson(b.url, endpoint, '{"jsonrpc":"2.0","id":10,"method":"ping"}\u0000', {
+        "x-api-key": key,
+      });
+      expect(nul.status).toBe(202);
+      await waitFor(() => stream.messages().find((message) => message.error?.code === -32700), "the parse error");
     } finally {
       stream.close();
     }
