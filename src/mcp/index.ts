@@ -9,7 +9,7 @@ import { challengeRefusedCallers, refuseClientRegistration } from "./auth-challe
 import { abortOnDisconnect, type CallerChecks, checkSessionPost, resolveCaller } from "./caller.ts";
 import { answerDirectPost } from "./direct-post.ts";
 import { McpDispatcher, type ServerInfo } from "./dispatcher.ts";
-import { openSessionRouting, type RoutingSettings } from "./session-routing.ts";
+import { openSessionRouting } from "./session-routing.ts";
 import { MESSAGES_PATH, SseSessions } from "./sse.ts";
 import { streamableHttpRoutes } from "./streamable-http.ts";
 
@@ -26,8 +26,6 @@ export interface McpOptions {
   version: string;
   /** Tests shorten the 15 s keep-alive. */
   keepaliveMs?: number;
-  /** Tests shorten the lease of recorded sessions. */
-  sessionRouting?: RoutingSettings;
 }
 
 type MessagesQuery = { session_id?: string; sessionId?: string; workspace_id?: string };
@@ -44,7 +42,6 @@ export async function mcpRoutes(scope: FastifyInstance, options: McpOptions): Pr
     options.databaseUrl,
     (delivery) => sessions.arrived(delivery),
     scope.log,
-    options.sessionRouting,
   );
   const sessions = new SseSessions(dispatcher, routing, options.keepaliveMs);
   scope.addHook("preClose", async () => sessions.closeAll());
