@@ -2,7 +2,8 @@
 // With 1,000 issues in a workspace: GET the issues list (limit 50, bearer auth) under 64 connections, beside a bare
 // Fastify route serving the same 50 issues from memory; the same list while a writer keeps changing issues (so the
 // page cache keeps expiring); then GET /auth/me p99 while 8 logins run at once.
-// On SQLite always, and on PostgreSQL when TEST_DATABASE_URL (or BENCH_DATABASE_URL) names a server.
+// On SQLite always, and on PostgreSQL when TEST_DATABASE_URL (or BENCH_DATABASE_URL) names a server (BENCH_DIALECT=
+// sqlite or postgres runs only that one).
 import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -114,6 +115,10 @@ async function benchDialect(dialect: "sqlite" | "postgres") {
   }
 }
 
-await benchDialect("sqlite");
-if (process.env.TEST_DATABASE_URL) await benchDialect("postgres");
-else console.log("\n(PostgreSQL skipped: set TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test to include it)");
+// BENCH_DIALECT=sqlite or postgres runs that dialect only.
+const only = process.env.BENCH_DIALECT;
+if (only !== "postgres") await benchDialect("sqlite");
+if (only !== "sqlite" && process.env.TEST_DATABASE_URL) await benchDialect("postgres");
+else if (only !== "sqlite") {
+  console.log("\n(PostgreSQL skipped: set TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test to include it)");
+}

@@ -10,6 +10,7 @@ import type { Db } from "./db/index.ts";
 import { platformToolSource } from "./platform/tools.ts";
 import { ToolInvoker } from "./tools/invoker.ts";
 import { ToolRegistry } from "./tools/registry.ts";
+import { syncAgentStatus } from "./work/agent-work-status.ts";
 
 export interface Core {
   tokens: TokenService;
@@ -17,6 +18,8 @@ export interface Core {
   registry: ToolRegistry;
   tools: ToolInvoker;
   runtime: AgentRuntime;
+  /** Agents' runs in progress on this process; closed on shutdown. */
+  status: AgentStatusTracker;
 }
 
 /** `registry` holds the custom tools already; the platform and agent tools are added after them. */
@@ -24,8 +27,9 @@ export function buildCore(config: Config, db: Db, registry = new ToolRegistry())
   const tokens = new TokenService(config.jwtSecret, config.jwtTtlSeconds);
   const authenticator = new Authenticator(db, tokens);
   const tools = new ToolInvoker(registry, { timeoutMs: config.toolTimeoutMs });
-  const runtime = new AgentRuntime({ db, tools, settings: config.agent, status: new AgentStatusTracker(db) });
+  const status = new AgentStatusTracker(db, syncAgentStatus, { leaseMs: config.work.leaseMs });
+  const runtime = new AgentRuntime({ db, tools, settings: config.agent, status });
   registry.addSource(platformToolSource(db));
   registry.addSource(agentToolSource(db, runtime));
-  return { tokens, authenticator, registry, tools, runtime };
+  return { tokens, authenticator, registry, tools, runtime, status };
 }

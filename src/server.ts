@@ -91,8 +91,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
 
   // The shared parts, built once and handed to each plugin as only what it uses.
   const { db, dialect } = database;
-  const { tokens, authenticator, tools, runtime } = buildCore(config, db, options.registry);
+  const { tokens, authenticator, tools, runtime, status } = buildCore(config, db, options.registry);
   runtime.onModelTurn((model, usage) => metrics.modelTurn(model, usage));
+  app.addHook("onClose", async () => status.close());
 
   // Bound to loopback, only pages served from a loopback name may call from a browser; bound elsewhere, any page
   // may (with the caller's own credentials).
@@ -133,7 +134,15 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     tuning: options.events,
     onLiveEvents: (oldestCreatedAt) => metrics.eventsDelivered(oldestCreatedAt),
   });
-  await app.register(mcpRoutes, { tools, authenticator, db, isDev: config.isDev, version: VERSION, ...options.mcp });
+  await app.register(mcpRoutes, {
+    tools,
+    authenticator,
+    db,
+    databaseUrl: config.databaseUrl,
+    isDev: config.isDev,
+    version: VERSION,
+    ...options.mcp,
+  });
   await app.register(workPlugin, {
     db,
     databaseUrl: config.databaseUrl,

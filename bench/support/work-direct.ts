@@ -17,6 +17,7 @@ import { createWorkspace } from "../../src/platform/workspaces/service.ts";
 import { ToolInvoker } from "../../src/tools/invoker.ts";
 import type { Tool } from "../../src/tools/registry.ts";
 import { ToolRegistry } from "../../src/tools/registry.ts";
+import { syncAgentStatus } from "../../src/work/agent-work-status.ts";
 import { buildTaskFrame } from "../../src/work/frame.ts";
 
 const [tasks, agentCount] = [Number(process.argv[2] ?? 1000), Number(process.argv[3] ?? 20)];
@@ -26,7 +27,8 @@ await migrateToLatest(database.db);
 const { db } = database;
 const registry = new ToolRegistry();
 const tools = new ToolInvoker(registry);
-const runtime = new AgentRuntime({ db, tools, settings: config.agent, status: new AgentStatusTracker(db) });
+const status = new AgentStatusTracker(db, syncAgentStatus, { leaseMs: config.work.leaseMs });
+const runtime = new AgentRuntime({ db, tools, settings: config.agent, status });
 registry.addSource(platformToolSource(db)).addSource(agentToolSource(db, runtime));
 
 const user = await createUser(db, { email: `direct-${Date.now()}@example.com`, name: "Bench", passwordHash: "x" });

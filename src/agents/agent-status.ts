@@ -1,24 +1,115 @@
-// An agent's status while it runs: `working` while any run of it is in progress in this process, then `idle`, or
-// `error` after a run failed. Written as the agent itself, so the activity log says the agent did it.
+// An agent's status while it runs outside the task queue (agent UI, ask_<agent>): each run in progress is a row of
+// agent_live_runs held by its process, renewed while it lasts, so the status is derived from what every process
+// sharing the database runs: `working` while any run or running task of the agent exists, then `idle`, or `error`
+// after a run failed. A killed process's rows lapse once their lease ends and any other process sweeps them away,
+// so its runs cannot leave the agent `working` forever. Written as the agent itself (activity says the agent did it).
+import type { DeleteQueryBuilder, DeleteResult } from "kysely";
 import type { Db } from "../db/index.ts";
-import { type PlatformAgent, writeAgentStatus } from "./agent-store.ts";
+import type { Database } from "../db/schema.ts";
+import { newId, now, timestampAt } from "../db/values.ts";
+import type { PlatformAgent } from "./agent-store.ts";
+
+/** Sets the agent's status from its runs and running tasks, inside `trx` (the one rule, in work/agent-work-status.ts). */
+export type AgentStatusSync = (
+  trx: Db,
+  agent: { id: string; workspaceId: string },
+  failedFinally: boolean,
+) => Promise<void>;
+
+export interface LiveRunSettings {
+  /** How long a run counts without its process renewing it. */
+  leaseMs: number;
+}
+
+/** Runs of `agentId` in progress on any live process. */
+export async function liveRunCount(trx: Db, agentId: string): Promise<number> {
+  const row = await trx
+    .selectFrom("agent_live_runs")
+    .select((eb) => eb.fn.countAll().as("live"))
+    .where("agent_id", "=", agentId)
+    .where("expires_at", ">", now())
+    .executeTakeFirst();
+  return Number(row?.live ?? 0);
+}
 
 export class AgentStatusTracker {
-  /** Runs in progress per platform agent. */
-  private readonly activeRuns = new Map<string, number>();
+  /** This process, as the holder of its runs' rows. */
+  private readonly holder = newId();
+  private readonly renewal: NodeJS.Timeout;
+  private renewing: Promise<void> = Promise.resolve();
 
-  constructor(private readonly db: Db) {}
-
-  async runStarted(agent: PlatformAgent): Promise<void> {
-    const active = (this.activeRuns.get(agent.id) ?? 0) + 1;
-    this.activeRuns.set(agent.id, active);
-    if (active === 1) await writeAgentStatus(this.db, agent, "working").catch(() => {});
+  constructor(
+    private readonly db: Db,
+    private readonly sync: AgentStatusSync,
+    private readonly settings: LiveRunSettings,
+  ) {
+    this.renewal = setInterval(
+      () => {
+        this.renewing = this.renewAndSweep().catch(() => {});
+      },
+      Math.max(50, Math.floor(settings.leaseMs / 3)),
+    ).unref();
   }
 
-  async runEnded(agent: PlatformAgent, failed: boolean): Promise<void> {
-    const active = (this.activeRuns.get(agent.id) ?? 1) - 1;
-    if (active > 0) this.activeRuns.set(agent.id, active);
-    else this.activeRuns.delete(agent.id);
-    if (active === 0 || failed) await writeAgentStatus(this.db, agent, failed ? "error" : "idle").catch(() => {});
+  /** Records a run of `agent` in progress; returns its id for `runEnded`. */
+  async runStarted(agent: PlatformAgent): Promise<string> {
+    const runId = newId();
+    await this.db
+      .transaction()
+      .execute(async (trx) => {
+        await trx
+          .insertInto("agent_live_runs")
+          .values({
+            id: runId,
+            agent_id: agent.id,
+            workspace_id: agent.workspace_id,
+            holder: this.holder,
+            expires_at: this.leaseEnd(),
+          })
+          .execute();
+        await this.sync(trx, { id: agent.id, workspaceId: agent.workspace_id }, false);
+      })
+      .catch(() => {});
+    return runId;
+  }
+
+  async runEnded(agent: PlatformAgent, runId: string, failed: boolean): Promise<void> {
+    await this.db
+      .transaction()
+      .execute(async (trx) => {
+        await trx.deleteFrom("agent_live_runs").where("id", "=", runId).execute();
+        await this.sync(trx, { id: agent.id, workspaceId: agent.workspace_id }, failed);
+      })
+      .catch(() => {});
+  }
+
+  /** Shutdown: this process's runs stop counting now rather than when their lease lapses. */
+  async close(): Promise<void> {
+    clearInterval(this.renewal);
+    await this.renewing;
+    await this.release(this.db.deleteFrom("agent_live_runs").where("holder", "=", this.holder)).catch(() => {});
+  }
+
+  private leaseEnd(): string {
+    return timestampAt(Date.now() + this.settings.leaseMs);
+  }
+
+  /** Keeps this process's runs counted, and takes away those whose process stopped renewing them. */
+  private async renewAndSweep(): Promise<void> {
+    await this.db
+      .updateTable("agent_live_runs")
+      .set({ expires_at: this.leaseEnd() })
+      .where("holder", "=", this.holder)
+      .execute();
+    await this.release(this.db.deleteFrom("agent_live_runs").where("expires_at", "<=", now()));
+  }
+
+  /** Deletes runs, then sets the status of each agent they were of. */
+  private async release(runs: DeleteQueryBuilder<Database, "agent_live_runs", DeleteResult>): Promise<void> {
+    const released = await runs.returning(["agent_id", "workspace_id"]).execute();
+    const agents = new Map(released.map((row) => [row.agent_id, row.workspace_id]));
+    for (const [id, workspaceId] of agents) {
+      await this.db.transaction().execute((trx) => this.sync(trx, { id, workspaceId }, false));
+    }
   }
 }

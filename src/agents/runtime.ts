@@ -118,7 +118,7 @@ export class AgentRuntime {
       [ASK_DEPTH]: (request.depth ?? 0) + 1,
     };
     const tracksStatus = platform !== undefined && request.managesAgentStatus !== false;
-    if (tracksStatus) await this.options.status.runStarted(platform);
+    const liveRun = tracksStatus ? await this.options.status.runStarted(platform) : undefined;
     let failed = false;
     try {
       const model = createModelClient(agent.model, this.options.settings);
@@ -127,7 +127,7 @@ export class AgentRuntime {
       failed = !(error instanceof RunAbortedError);
       throw error;
     } finally {
-      if (tracksStatus) await this.options.status.runEnded(platform, failed);
+      if (platform && liveRun !== undefined) await this.options.status.runEnded(platform, liveRun, failed);
     }
   }
 

@@ -6,6 +6,7 @@ import * as events from "./migrations/0004_events.ts";
 import * as work from "./migrations/0005_work.ts";
 import * as rateLimits from "./migrations/0006_rate_limits.ts";
 import * as streamTokens from "./migrations/0007_stream_tokens.ts";
+import * as mcpSessions from "./migrations/0008_mcp_sessions.ts";
 
 // Listed here rather than read from disk so migrations work the same under tsx, a bundle or a test runner.
 // Migrations never change once landed: add a new numbered file instead.
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   "0005_work": work,
   "0006_rate_limits": rateLimits,
   "0007_stream_tokens": streamTokens,
+  "0008_mcp_sessions": mcpSessions,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

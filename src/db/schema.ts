@@ -331,6 +331,39 @@ export interface UsedStreamTokensTable {
   expires_at: string;
 }
 
+/** A legacy SSE session of the tool protocol: who opened it, and which process holds its stream until when. */
+export interface McpSessionsTable {
+  id: string;
+  /** The principal that opened it (caller.ts), which every post must match. */
+  owner: string;
+  /** SHA-256 of the opening credential (hex), to tell a post that carries that very credential. */
+  credential_hash: string | null;
+  user_id: string | null;
+  workspace_id: string | null;
+  /** The process holding the stream; messages posted elsewhere reach it on its own NOTIFY channel. */
+  holder: string;
+  /** Renewed while the stream lives; past it the session is gone (its process died). */
+  expires_at: string;
+}
+
+/** A message posted to a session held by another process, too large for a NOTIFY payload. */
+export interface McpSessionMessagesTable {
+  id: string;
+  session_id: string;
+  body: string;
+  created_at: string;
+}
+
+/** A run of an agent outside the task queue (agent UI, ask_<agent>) in progress on one process. */
+export interface AgentLiveRunsTable {
+  id: string;
+  agent_id: string;
+  workspace_id: string;
+  holder: string;
+  /** Renewed while the run lasts; past it the run no longer counts (its process died). */
+  expires_at: string;
+}
+
 export interface Database {
   users: UsersTable;
   workspaces: WorkspacesTable;
@@ -358,4 +391,7 @@ export interface Database {
   approvals: ApprovalsTable;
   rate_limits: RateLimitsTable;
   used_stream_tokens: UsedStreamTokensTable;
+  mcp_sessions: McpSessionsTable;
+  mcp_session_messages: McpSessionMessagesTable;
+  agent_live_runs: AgentLiveRunsTable;
 }

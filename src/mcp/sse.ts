@@ -2,7 +2,8 @@
 // POSTed there is answered 202 and its reply travels on that stream. The stream is written straight on the socket
 // (http/event-stream.ts), so a session holds only its socket, its caller and an abort controller, and is gone when
 // the stream closes. Every POST is checked against the caller that opened the session (caller.ts) before it reaches
-// the session here.
+// the session here. Sessions are also recorded for the other processes sharing the database (session-routing.ts),
+// which forward the messages posted to them.
 import { randomBytes } from "node:crypto";
 import type { Socket } from "node:net";
 import type { FastifyReply } from "fastify";
@@ -10,6 +11,7 @@ import { openEventStream } from "../http/event-stream.ts";
 import type { ToolContext } from "../tools/registry.ts";
 import type { Caller } from "./caller.ts";
 import type { McpDispatcher } from "./dispatcher.ts";
+import type { SessionDelivery, SessionRouting } from "./session-routing.ts";
 
 const KEEPALIVE_INTERVAL_MS = 15_000;
 export const MESSAGES_PATH = "/messages/";
@@ -36,6 +38,7 @@ export class SseSessions {
 
   constructor(
     private readonly dispatcher: McpDispatcher,
+    private readonly routing: SessionRouting,
     keepaliveMs = KEEPALIVE_INTERVAL_MS,
   ) {
     // One timer for every stream rather than one per session.
@@ -43,20 +46,26 @@ export class SseSessions {
   }
 
   /** Takes over the reply's socket, sends the endpoint event and keeps the stream until the client closes it. */
-  open(reply: FastifyReply, opener: Caller): void {
+  async open(reply: FastifyReply, opener: Caller): Promise<void> {
     // A flat string: a replaceAll result would keep its rope of pieces alive as the Map key.
     const sessionId = randomBytes(16).toString("hex");
+    // Recorded before it is announced: the client's first post may reach another process.
+    await this.routing.opened(sessionId, opener);
     const socket = openEventStream(reply, `event: endpoint\ndata: ${MESSAGES_PATH}?session_id=${sessionId}\n\n`);
-    if (!socket) return;
+    if (!socket) {
+      await this.routing.closed(sessionId);
+      return;
+    }
     const abort = new AbortController();
     this.sessions.set(sessionId, { socket, opener, caller: { ...opener.scope, signal: abort.signal }, abort });
     socket.once("close", () => {
       this.sessions.delete(sessionId);
       abort.abort();
+      this.routing.closed(sessionId).catch(() => {});
     });
   }
 
-  /** 400 for a missing or malformed session id, 404 for a well-formed one that is not open here. */
+  /** 400 for a missing or malformed session id, 404 for a well-formed one that is not open here (it may be elsewhere). */
   check(sessionId: string): SessionLookup {
     if (!SESSION_ID.test(sessionId)) return { found: false, status: 400, detail: "Missing or malformed session_id" };
     const session = this.sessions.get(sessionId);
@@ -79,6 +88,12 @@ export class SseSessions {
     if (!session) return;
     const outcome = await this.dispatcher.dispatchText(body, session.caller);
     if (outcome.response !== undefined) write(session.socket, `event: message\ndata: ${outcome.response}\n\n`);
+  }
+
+  /** What another process forwarded to a session held here. */
+  arrived(delivery: SessionDelivery): void {
+    if (delivery.kind === "end") this.end(delivery.sessionId);
+    else void this.deliver(delivery.sessionId, delivery.body);
   }
 
   /** Ends every stream (server shutdown). */

@@ -67,7 +67,9 @@ export async function runMcpCommand(args: string[]): Promise<number> {
   let tools = new ToolInvoker(registry, { timeoutMs: config.toolTimeoutMs });
   let database: DatabaseHandle | undefined;
   let caller: ToolContext = {};
+  let closeStatus = async () => {};
   const closeAll = async () => {
+    await closeStatus();
     await custom.close();
     await database?.close();
   };
@@ -76,6 +78,7 @@ export async function runMcpCommand(args: string[]): Promise<number> {
       database = openDatabase(config.databaseUrl);
       await migrateToLatest(database.db);
       const core = buildCore(config, database.db, registry);
+      closeStatus = () => core.status.close();
       tools = core.tools;
       caller = await actingCaller(
         core.authenticator,

@@ -1,8 +1,10 @@
-// An agent's status while it works, derived from the tasks table (shared by every process), never from memory:
-// `working` while any task of it runs, else `idle`, or `error` after a task's final failure. Claims and status
+// An agent's status while it works, derived from the tables every process shares, never from memory: `working` while
+// any task of it runs or any run of it outside the queue (agent UI, ask_<agent>: agent_live_runs) is in progress, else
+// `idle`, or `error` after a final failure. Claims and status
 // changes of one agent take turns (a transaction-scoped lock on PostgreSQL; SQLite runs one statement at a time), so
 // the status written is always the one the committed tasks call for.
 import { sql } from "kysely";
+import { liveRunCount } from "../agents/agent-status.ts";
 import { type Db, isPostgres } from "../db/index.ts";
 import { changeAgentStatus } from "../platform/agents/service.ts";
 
@@ -28,7 +30,7 @@ export async function syncAgentStatus(
   failedFinally = false,
 ): Promise<void> {
   await lockAgentWork(trx, agent.id);
-  const running = await runningTaskCount(trx, agent.id);
+  const running = (await runningTaskCount(trx, agent.id)) + (await liveRunCount(trx, agent.id));
   const status = running > 0 ? "working" : failedFinally ? "error" : "idle";
   await changeAgentStatus(trx, agent.workspaceId, agent.id, status, { type: "agent", id: agent.id });
 }

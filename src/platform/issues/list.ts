@@ -4,6 +4,7 @@ import type { Db, SqlDialect } from "../../db/index.ts";
 import { notFound } from "../../http/errors.ts";
 import type { Page } from "../pagination.ts";
 import { type Issue, issueQuery, toIssue } from "./issue-row.ts";
+import type { SharedPageBuilds } from "./page-builds.ts";
 import type { IssuePageCache } from "./page-cache.ts";
 import type { IssueFilters } from "./schemas.ts";
 
@@ -66,6 +67,14 @@ export async function listIssues(db: Db, workspaceId: string, options: IssueFilt
   return (await issuePage(db, workspaceId, options).execute()).map(toIssue);
 }
 
+/** What a cached list needs: the page cache, the builds in progress, and the list version if already read. */
+export interface ListCaching {
+  cache: IssuePageCache;
+  builds: SharedPageBuilds;
+  /** Read with the caller's membership (platform/access.ts), before any page is read. */
+  version?: number;
+}
+
 /**
  * The same page as `listIssues`, serialised to a JSON array by the database itself. Turning 50 rows of 19 columns
  * into JavaScript objects and back costs more than the rest of the request; this returns one string instead.
@@ -75,24 +84,41 @@ export async function listIssuesJson(
   dialect: SqlDialect,
   workspaceId: string,
   options: IssueFilters & Page,
-  cache?: IssuePageCache,
+  caching?: ListCaching,
 ): Promise<string> {
+  const build = () => issuePageJson(db, dialect, workspaceId, options);
+  if (!caching) return build();
   // The version is read before the page: a page stored under it is never older than it (see page-cache.ts).
+  const version = caching.version ?? (await listVersion(db, workspaceId));
+  const key = `${workspaceId} ${JSON.stringify(options)}`;
+  const cached = caching.cache.get(key, version);
+  if (cached !== undefined) return cached;
+  const json = await caching.builds.run(key, version, build);
+  caching.cache.set(key, version, json);
+  return json;
+}
+
+async function listVersion(db: Db, workspaceId: string): Promise<number> {
   const workspace = await db
     .selectFrom("workspaces")
     .select("issue_list_version")
     .where("id", "=", workspaceId)
     .executeTakeFirst();
   if (!workspace) throw notFound("Workspace");
-  const key = `${workspaceId} ${JSON.stringify(options)}`;
-  const cached = cache?.get(key, workspace.issue_list_version);
-  if (cached !== undefined) return cached;
+  return Number(workspace.issue_list_version);
+}
+
+async function issuePageJson(
+  db: Db,
+  dialect: SqlDialect,
+  workspaceId: string,
+  options: IssueFilters & Page,
+): Promise<string> {
   const page = issuePage(db, workspaceId, options).as("page");
   const { json } = await db
     .selectFrom(page)
     .select(dialect === "sqlite" ? sqliteIssueArray : postgresIssueArray)
     .executeTakeFirstOrThrow();
-  cache?.set(key, workspace.issue_list_version, json);
   return json;
 }
 

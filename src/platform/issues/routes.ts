@@ -6,6 +6,7 @@ import { noContent } from "../../http/openapi.ts";
 import { actorOf } from "../access.ts";
 import { workspaceParams } from "../workspaces/schemas.ts";
 import { listIssuesJson } from "./list.ts";
+import { SharedPageBuilds } from "./page-builds.ts";
 import { IssuePageCache } from "./page-cache.ts";
 import { createIssueBody, issueListQuery, issueParams, issueSchema, updateIssueBody } from "./schemas.ts";
 import { createIssue, deleteIssue, getIssue, updateIssue } from "./service.ts";
@@ -18,6 +19,7 @@ export async function issueRoutes(
   { db, dialect, pages = new IssuePageCache() }: { db: Db; dialect: SqlDialect; pages?: IssuePageCache },
 ): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
+  const builds = new SharedPageBuilds();
 
   routes.post(
     "/issues/",
@@ -46,7 +48,11 @@ export async function issueRoutes(
       },
     },
     async (request, reply) => {
-      const json = await listIssuesJson(db, dialect, request.params.ws_id, request.query, pages);
+      const json = await listIssuesJson(db, dialect, request.params.ws_id, request.query, {
+        cache: pages,
+        builds,
+        version: request.issueListVersion,
+      });
       // Already JSON text in the documented shape: Fastify sends a string as it is, skipping the serializer.
       return reply.type("application/json").send(json as never);
     },
