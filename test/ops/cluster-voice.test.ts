@@ -1,6 +1,7 @@
 // Two `agent-platform call` processes on one PostgreSQL behind haproxy (deploy/haproxy.cfg's call frontend, round
 // robin, no stickiness): the carrier's webhook is answered by one process and the media stream it points to is
 // taken by the other, the call works both ways, and its stream token is refused when replayed to either process.
+// Twilio's signature is checked behind the proxy too: against the Host it passes on.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cluster, startCluster } from "../helpers/cluster.ts";
 import { createTestDatabase, type TestDatabase, testDialects } from "../helpers/databases.ts";
