@@ -51,7 +51,11 @@ export async function startProcess(
     }),
   );
   const url = await new Promise<string>((resolve, reject) => {
-    const deadline = setTimeout(() => reject(new Error(`${command} did not start: ${stderr}`)), startTimeoutMs);
+    const deadline = setTimeout(() => {
+      // Never left running once its start is given up on.
+      child.kill("SIGKILL");
+      reject(new Error(`${command} did not start: ${stderr}`));
+    }, startTimeoutMs);
     const look = () => {
       const found = /(?:listening on|running on) (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout + stderr)?.[1];
       if (found) {
