@@ -32,13 +32,8 @@ export async function startProcess(
   const cwd = mkdtempSync(join(tmpdir(), `agent-platform-${command}-`));
   const child = spawn(process.execPath, [join(root, "bin/agent-platform.js"), command, "--port", "0", ...args], {
     cwd,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      // The start-up line, which names the address, is an info line.
-      LOG_LEVEL: "info",
-      ...env,
-    },
+    // Each says it is up in an info log line: `serve` on stdout, `call` on stderr.
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
@@ -57,18 +52,21 @@ export async function startProcess(
   );
   const url = await new Promise<string>((resolve, reject) => {
     const deadline = setTimeout(() => {
-      child.kill("SIGKILL"); // a process that never said where it listens must not outlive the test
+      // Never left running once its start is given up on.
+      child.kill("SIGKILL");
       reject(new Error(`${command} did not start: ${stderr}`));
     }, startTimeoutMs);
     const look = () => {
-      const found = /(?:listening on|running on) (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1];
+      const found = /(?:listening on|running on) (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout + stderr)?.[1];
       if (found) {
         clearTimeout(deadline);
         child.stdout?.off("data", look);
+        child.stderr?.off("data", look);
         resolve(found);
       }
     };
     child.stdout?.on("data", look);
+    child.stderr?.on("data", look);
     child.once("exit", (code) => {
       clearTimeout(deadline);
       reject(new Error(`${command} exited with ${code}: ${stderr}`));
@@ -141,12 +139,12 @@ export async function startHaproxy(backends: { serve: number[]; call: number[] }
   const dir = mkdtempSync(join(tmpdir(), "agent-platform-haproxy-"));
   const file = join(dir, "haproxy.cfg");
   const template = readFileSync(join(root, "deploy/haproxy.cfg"), "utf8");
-  // A backend section with no server left would be refused: a cluster without call processes drops the call half.
-  const config = renderHaproxyConfig(
-    backends.call.length ? template : template.replace(/frontend call[\s\S]*?(?=listen stats)/, ""),
-    ports,
-    backends,
-  );
+  // A backend section with no server left would be refused: a cluster without call (or serve) processes drops that
+  // half of the file.
+  let kept = template;
+  if (!backends.call.length) kept = kept.replace(/frontend call[\s\S]*?(?=listen stats)/, "");
+  if (!backends.serve.length) kept = kept.replace(/frontend platform[\s\S]*?(?=frontend call)/, "");
+  const config = renderHaproxyConfig(kept, ports, backends);
   writeFileSync(file, config);
   const child = spawn(HAPROXY, ["-f", file, "-db"], { stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
@@ -212,6 +210,8 @@ export async function startCluster(options: {
     DATABASE_URL: options.databaseUrl,
     PLATFORM_ENV: "production",
     PLATFORM_JWT_SECRET: CLUSTER_JWT_SECRET,
+    // The balancer is the socket peer: only its X-Forwarded-For tells the client address the login limits count by.
+    TRUST_PROXY: "loopback",
     ...options.env,
   };
   const started: PlatformProcess[] = [];

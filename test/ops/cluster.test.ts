@@ -1,9 +1,11 @@
 // Three `agent-platform serve` processes on one PostgreSQL behind haproxy (deploy/haproxy.cfg, round robin, no
-// stickiness): everything a user does through the proxy works as with one process, whichever process answers, and
-// a process killed under load leaves the others serving, its task retried and nothing acknowledged lost.
+// stickiness): everything a user does through the proxy works as with one process, whichever process answers (login
+// limits included), and a process killed under load leaves the others serving, its task retried and nothing
+// acknowledged lost.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_LOGIN_RATE_LIMIT } from "../../src/auth/rate-limit.ts";
 import { SseClient, waitFor } from "../events/helpers.ts";
 import { parseSse } from "../helpers/agui.ts";
 import { registerUser } from "../helpers/app.ts";
@@ -84,6 +86,36 @@ describe.each(postgres)("three serve processes behind haproxy (%s)", (dialect) =
     expect((await fetch(`${cluster.proxy.url}/metrics`)).status).toBe(404);
     for (const process of cluster.serve) expect((await fetch(`${process.url}/metrics`)).status).toBe(200);
   });
+
+  it("failed logins for one email, spread over the processes, lock it after the configured number in total", async () => {
+    const api = cluster.proxy.api;
+    const { failuresPerEmail, windowMs } = DEFAULT_LOGIN_RATE_LIMIT;
+    const target = await registerUser(api, "lockout");
+    // The limit counts in fixed windows: start well inside one, so every attempt below falls in the same.
+    const leftInWindow = windowMs - (Date.now() % windowMs);
+    if (leftInWindow < 20_000) await new Promise((resolve) => setTimeout(resolve, leftInWindow + 100));
+
+    const failedOn: string[] = [];
+    for (let attempt = 0; attempt < failuresPerEmail; attempt++) {
+      const failed = await api.post("auth/login", { email: target.user.email, password: `wrong guess ${attempt}` });
+      expect(failed.status).toBe(401);
+      failedOn.push(failed.headers.get("x-served-by") ?? "");
+    }
+    // Each process saw only a third of them, yet the next attempt is refused, the right password included.
+    expect(new Set(failedOn)).toEqual(new Set(["serve1", "serve2", "serve3"]));
+    const lockedOn: string[] = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const locked = await api.post("auth/login", { email: target.user.email, password: "correct horse battery" });
+      expect(locked.status).toBe(429);
+      expect(locked.body.detail).toMatch(/too many login attempts/i);
+      const retryAfter = Number(locked.headers.get("retry-after"));
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(windowMs / 1000);
+      expect(locked.body.token).toBeUndefined();
+      lockedOn.push(locked.headers.get("x-served-by") ?? "");
+    }
+    expect(new Set(lockedOn)).toEqual(new Set(["serve1", "serve2", "serve3"]));
+  }, 60_000);
 
   it("an /agui run through the proxy, and its thread continued by another process", async () => {
     const run = (messages: { id: string; role: string; content: string }[]) =>

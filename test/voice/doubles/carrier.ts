@@ -1,6 +1,7 @@
 // A phone-carrier double: fetches the webhook like Twilio does (optionally signed), reads the Stream URL and the
 // <Parameter>s out of the XML, then opens the media stream as a real WebSocket client speaking Twilio Media Streams.
 import { randomBytes } from "node:crypto";
+import type { IncomingHttpHeaders } from "node:http";
 import { type RawData, WebSocket } from "ws";
 import { twilioSignature } from "../../../src/voice/twilio-signature.ts";
 import type { WireMessage } from "./realtime-provider.ts";
@@ -21,6 +22,7 @@ export interface Webhook {
   status: number;
   contentType: string;
   body: string;
+  headers: Headers;
 }
 
 export const newSid = (prefix: string): string => `${prefix}${randomBytes(16).toString("hex")}`;
@@ -48,6 +50,7 @@ export async function fetchWebhook(
     status: response.status,
     contentType: response.headers.get("content-type") ?? "",
     body: await response.text(),
+    headers: response.headers,
   };
 }
 
@@ -70,6 +73,8 @@ export class CarrierCall {
     readonly socket: WebSocket,
     readonly callSid: string,
     private readonly autoAckMarks: boolean,
+    /** The headers of the server's 101 answer (a proxy's X-Served-By, say). */
+    readonly upgradeHeaders: IncomingHttpHeaders,
   ) {
     this.closed = new Promise((resolve) => socket.on("close", (code: number) => resolve(code)));
     socket.on("error", () => {});
@@ -97,11 +102,15 @@ export class CarrierCall {
     options: PlaceCallOptions = {},
   ): Promise<CarrierCall> {
     const socket = new WebSocket(streamUrl.replace(/^wss:/, "ws:"), { perMessageDeflate: false });
+    let upgradeHeaders: IncomingHttpHeaders = {};
+    socket.once("upgrade", (response) => {
+      upgradeHeaders = response.headers;
+    });
     await new Promise<void>((resolve, reject) => {
       socket.once("open", resolve);
       socket.once("error", reject);
     });
-    const call = new CarrierCall(socket, callSid, options.autoAckMarks ?? false);
+    const call = new CarrierCall(socket, callSid, options.autoAckMarks ?? false, upgradeHeaders);
     call.sendRaw({ event: "connected", protocol: "Call", version: "1.0.0" });
     call.sendRaw({
       event: "start",
