@@ -33,6 +33,9 @@ const SERVER_PREFIXES = new Set([
   "docs",
   "openapi.json",
   "media-stream",
+  // OAuth discovery: remote MCP clients (mcp-remote) read these after a 401 and must get JSON, not the page.
+  ".well-known",
+  "register",
 ]);
 
 const TYPES: Record<string, string> = {

@@ -46,12 +46,17 @@ describe("the dashboard's files", () => {
   });
 
   it("never shadows a server route: their unknown paths stay the API's JSON 404", async () => {
-    for (const path of ["/api/v1/nothing-here", "/api", "/mcp/x", "/agui/x", "/docs/nothing", "/metrics", "/ready"]) {
+    const paths = ["/api/v1/nothing-here", "/api", "/mcp/x", "/agui/x", "/docs/nothing", "/metrics/x", "/ready/x"];
+    // What remote MCP clients look up after a 401 (OAuth discovery).
+    paths.push("/.well-known/oauth-protected-resource", "/.well-known/oauth-authorization-server");
+    for (const path of paths) {
       const response = await fetch(`${t.url}${path}`);
       expect(response.status, path).toBe(404);
       expect(await response.json()).toEqual({ detail: "Not Found" });
     }
     expect(await (await fetch(`${t.url}/health`)).json()).toEqual({ status: "ok" });
+    expect(await (await fetch(`${t.url}/ready`)).json()).toEqual({ status: "ready" });
+    expect((await fetch(`${t.url}/metrics`)).headers.get("content-type")).toMatch(/^text\/plain/);
     expect((await fetch(`${t.url}/openapi.json`)).headers.get("content-type")).toMatch(/json/);
     expect((await fetch(`${t.url}/api/v1/auth/me`)).status).toBe(401);
     // The API docs stay the API docs.
