@@ -97,7 +97,9 @@ describe("serve logs", () => {
 
     const lines = linesOf(server.output.stdout);
     for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
-    expect(JSON.parse(lines[0] ?? "").msg).toMatch(/^agent-platform listening on http:\/\/127\.0\.0\.1:\d+ \(docs /);
+    // A new database: the migrations it applied, then where it listens.
+    expect(JSON.parse(lines[0] ?? "").msg).toBe("applied migrations");
+    expect(JSON.parse(lines[1] ?? "").msg).toMatch(/^agent-platform listening on http:\/\/127\.0\.0\.1:\d+ \(docs /);
     const requests = requestLines();
     expect(requests.map((entry) => [entry.method, entry.url, entry.statusCode])).toEqual(expected);
     expect(new Set(requests.map((entry) => entry.reqId)).size).toBe(expected.length);

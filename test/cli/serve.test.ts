@@ -47,12 +47,18 @@ afterEach(() => {
 
 // Each test starts the CLI (tsx compiling on the fly): seconds on a busy machine.
 describe("agent-platform serve", { timeout: 90_000 }, () => {
-  it("starts on an embedded database with one JSON line naming the URL, and Ctrl-C lets in-flight requests finish", async () => {
+  it("starts on an embedded database with JSON lines naming the migrations it applied and the URL, and Ctrl-C lets in-flight requests finish", async () => {
     const server = run(["serve", "--port", "0"], { LOG_LEVEL: "info" });
     const url = await waitFor(() => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(server.output().stdout)?.[1]);
-    const startLines = server.output().stdout.trim().split("\n");
-    expect(startLines).toHaveLength(1);
-    expect(JSON.parse(startLines[0] ?? "").msg).toContain(join(server.dataDir, "data"));
+    const startLines = server
+      .output()
+      .stdout.trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    // A new database: the migrations it applied, then where it listens.
+    expect(startLines.map((line) => line.msg.split(" ")[0])).toEqual(["applied", "agent-platform"]);
+    expect(startLines[0].migrations.length).toBeGreaterThan(0);
+    expect(startLines[1].msg).toContain(join(server.dataDir, "data"));
 
     // bcrypt at cost 12 keeps this request in flight while the server is asked to stop.
     const registering = fetch(`${url}/api/v1/auth/register`, {
