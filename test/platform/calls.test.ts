@@ -12,13 +12,13 @@ async function recordCall(harness: Harness, lines: string[], { hangUp = true } =
   const call = await CarrierCall.place(harness.server.url);
   const provider = await harness.provider.connection(connection);
   await provider.waitForType("session.update", 2);
-  lines.forEach((transcript, index) =>
+  for (const [index, transcript] of lines.entries()) {
     provider.send(
       index % 2 === 0
         ? { type: "conversation.item.input_audio_transcription.completed", item_id: `c${index}`, transcript }
         : { type: "response.output_audio_transcript.done", item_id: `a${index}`, transcript },
-    ),
-  );
+    );
+  }
   const { db } = harness.database;
   const stored = async () => {
     const row = await db
