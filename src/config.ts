@@ -172,6 +172,13 @@ const envSchema = z.object({
   PUBLIC: bool,
   PUBLIC_URL: httpUrl,
   TWILIO_AUTH_TOKEN: optionalString,
+  CALL_WORKSPACE_ID: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, { message: "must be a workspace id" })
+      .optional(),
+  ),
 });
 
 type Env = z.infer<typeof envSchema>;
@@ -251,6 +258,8 @@ export interface Config {
     public: boolean;
     publicUrl: string | undefined;
     twilioAuthToken: string | undefined;
+    /** The workspace whose members see this call server's calls; unset, calls are recorded under no workspace. */
+    workspaceId: string | undefined;
   };
 }
 
@@ -326,6 +335,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       public: vars.PUBLIC ?? false,
       publicUrl: vars.PUBLIC_URL,
       twilioAuthToken: vars.TWILIO_AUTH_TOKEN,
+      workspaceId: vars.CALL_WORKSPACE_ID?.toLowerCase(),
     },
   };
 }

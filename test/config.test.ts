@@ -63,6 +63,7 @@ describe("config", () => {
       DRAIN_DELAY_MS: "-1",
       SHUTDOWN_TIMEOUT_MS: "0",
       METRICS_TOKEN: "short",
+      CALL_WORKSPACE_ID: "my-workspace",
     };
     for (const [variable, value] of Object.entries(cases)) {
       const message = configError({ [variable]: value });

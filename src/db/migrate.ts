@@ -7,6 +7,7 @@ import * as work from "./migrations/0005_work.ts";
 import * as rateLimits from "./migrations/0006_rate_limits.ts";
 import * as streamTokens from "./migrations/0007_stream_tokens.ts";
 import * as mcpSessions from "./migrations/0008_mcp_sessions.ts";
+import * as callWorkspace from "./migrations/0009_call_workspace.ts";
 
 // Listed here rather than read from disk so migrations work the same under tsx, a bundle or a test runner.
 // Migrations never change once landed: add a new numbered file instead.
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   "0006_rate_limits": rateLimits,
   "0007_stream_tokens": streamTokens,
   "0008_mcp_sessions": mcpSessions,
+  "0009_call_workspace": callWorkspace,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

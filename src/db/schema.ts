@@ -174,6 +174,8 @@ export interface ThreadMessagesTable {
 
 export interface CallsTable {
   id: string;
+  /** Set when the call server runs with CALL_WORKSPACE_ID; null calls are deployment-level and shown nowhere. */
+  workspace_id: string | null;
   call_sid: string | null;
   stream_sid: string | null;
   started_at: string;

@@ -7,6 +7,7 @@ import { activityRoutes } from "./activity/routes.ts";
 import { agentRoutes } from "./agents/routes.ts";
 import type { ToolNameCheck } from "./agents/service.ts";
 import { apiKeyRoutes } from "./api-keys/routes.ts";
+import { callRoutes } from "./calls/routes.ts";
 import { commentRoutes } from "./comments/routes.ts";
 import { dependencyRoutes } from "./dependencies/routes.ts";
 import type { IssuePageCache } from "./issues/page-cache.ts";
@@ -51,6 +52,7 @@ export async function platformRoutes(app: FastifyInstance, options: PlatformOpti
           dependencyRoutes,
           activityRoutes,
           apiKeyRoutes,
+          callRoutes,
         ])
           await workspace.register(routes, { db });
         await workspace.register(issueRoutes, { db, dialect, pages: issuePages });

@@ -20,6 +20,8 @@ export interface BridgeSettings {
   toolDefinitions: RealtimeToolDefinition[];
   tools: ToolInvoker;
   db: Db;
+  /** The workspace the calls are recorded under (CALL_WORKSPACE_ID); unset, under none. */
+  workspaceId?: string | undefined;
   tokens: StreamTokens;
   log: FastifyBaseLogger;
   /** How long a connected carrier may take to send `start` (default 10 s). */
@@ -116,7 +118,13 @@ export class CallBridge {
 
   private begin(start: StreamStart): void {
     const { settings } = this;
-    this.record = new CallRecord(settings.db, settings.log, start.callSid, start.streamSid);
+    this.record = new CallRecord(
+      settings.db,
+      settings.log,
+      start.callSid,
+      start.streamSid,
+      settings.workspaceId ?? null,
+    );
     this.log = settings.log.child({ callId: this.record.callId, callSid: start.callSid, streamSid: start.streamSid });
     this.session = new CallSession();
     this.carrier.useStreamSid(start.streamSid);

@@ -16,12 +16,14 @@ export class CallRecord {
     private readonly log: FastifyBaseLogger,
     callSid: string,
     streamSid: string,
+    workspaceId: string | null = null,
   ) {
     this.writes = this.write("start the call record", () =>
       this.db
         .insertInto("calls")
         .values({
           id: this.callId,
+          workspace_id: workspaceId,
           call_sid: callSid || null,
           stream_sid: streamSid,
           started_at: now(),

@@ -1,7 +1,7 @@
 // startCallServer: the voice-call server from code (the `call` command uses it too).
 import type { FastifyBaseLogger, FastifyServerOptions } from "fastify";
 import { type Config, DEV_JWT_SECRET, loadConfig } from "../config.ts";
-import { openDatabase } from "../db/index.ts";
+import { type Db, openDatabase } from "../db/index.ts";
 import { migrateToLatest } from "../db/migrate.ts";
 import { type CustomTools, loadCustomTools } from "../tools/custom.ts";
 import { ToolInvoker } from "../tools/invoker.ts";
@@ -91,6 +91,7 @@ export async function startCallServer(options: CallServerOptions): Promise<CallS
       toolDefinitions,
       tools: new ToolInvoker(registry, { timeoutMs: config.toolTimeoutMs }),
       db: database.db,
+      workspaceId: voice.workspaceId,
       tokens: new StreamTokens(database.db, config.jwtSecret === DEV_JWT_SECRET ? undefined : config.jwtSecret),
       startTimeoutMs: options.timeouts?.startMs,
       sessionCreatedTimeoutMs: options.timeouts?.sessionCreatedMs,
@@ -108,6 +109,7 @@ export async function startCallServer(options: CallServerOptions): Promise<CallS
 
   try {
     await migrateToLatest(database.db);
+    if (voice.workspaceId !== undefined) await checkCallWorkspace(database.db, voice.workspaceId);
     const host = options.host ?? config.host;
     // Fastify's own "Server listening" line is held back: the caller reports the URL it gets back, once.
     const level = app.log.level;
@@ -138,4 +140,9 @@ export async function startCallServer(options: CallServerOptions): Promise<CallS
     await app.close();
     throw error;
   }
+}
+
+async function checkCallWorkspace(db: Db, workspaceId: string): Promise<void> {
+  const workspace = await db.selectFrom("workspaces").select("id").where("id", "=", workspaceId).executeTakeFirst();
+  if (!workspace) throw new CallServerError(`CALL_WORKSPACE_ID names no workspace in this database: ${workspaceId}`);
 }

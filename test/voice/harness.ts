@@ -52,15 +52,22 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const logs: string[] = [];
   const registry =
     options.toolsPath === undefined ? (options.registry ?? registryWith(...(options.tools ?? []))) : undefined;
-  const server = await startCallServer({
-    port: 0,
-    usePublic: false,
-    config,
-    registry,
-    toolsPath: options.toolsPath,
-    timeouts: options.timeouts,
-    logger: { level: "info", stream: { write: (line: string) => void logs.push(line) } },
-  });
+  let server: CallServer;
+  try {
+    server = await startCallServer({
+      port: 0,
+      usePublic: false,
+      config,
+      registry,
+      toolsPath: options.toolsPath,
+      timeouts: options.timeouts,
+      logger: { level: "info", stream: { write: (line: string) => void logs.push(line) } },
+    });
+  } catch (error) {
+    await provider.close();
+    await testDatabase.drop();
+    throw error;
+  }
   const database = openDatabase(testDatabase.url);
   return {
     server,

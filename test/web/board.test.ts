@@ -3,6 +3,7 @@
 // a 422 shown next to its field, and signing out.
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CallRecord } from "../../src/voice/call-record.ts";
 import { ApiClient, startTestApp, type TestApp } from "../helpers/app.ts";
 import { launchBrowser, signUpAndCreateWorkspace, type TestBrowser } from "../helpers/browser.ts";
 import { testDialects } from "../helpers/databases.ts";
@@ -177,6 +178,27 @@ describe.each(testDialects)("the board in the browser (%s)", (dialect) => {
     expect(await page.getByText(shown!).count()).toBe(0);
     await page.getByRole("navigation").getByRole("link", { name: "Calls" }).click();
     await page.getByText("No call log is available from this server.").waitFor();
+    expect(await page.getByText("CALL_WORKSPACE_ID", { exact: false }).count()).toBe(1);
+    await page.getByRole("navigation").getByRole("link", { name: "Board" }).click();
+  });
+
+  it("the Calls page lists a call recorded under the workspace and shows its transcript, user text as text", async () => {
+    // Recorded as a call server run with CALL_WORKSPACE_ID records it.
+    const record = new CallRecord(t.db, t.app.log, "CAbrowser0001", "MZbrowser0001", account.workspaceId);
+    record.addTranscript("caller", "I need a table for two");
+    record.addTranscript("assistant", "Booked: <img src=x onerror=alert(1)> at eight");
+    await record.end();
+    await page.getByRole("navigation").getByRole("link", { name: "Calls" }).click();
+    await page.getByRole("link", { name: /Call CAbrowser0001/ }).click();
+    const transcript = page.getByRole("list", { name: "Transcript" });
+    await transcript.getByText("I need a table for two").waitFor();
+    await transcript.getByText("Booked: <img src=x onerror=alert(1)> at eight").waitFor();
+    expect(await transcript.getByRole("listitem").allTextContents()).toEqual([
+      "CallerI need a table for two",
+      "AssistantBooked: <img src=x onerror=alert(1)> at eight",
+    ]);
+    expect(await page.locator("main img").count()).toBe(0);
+    expect(page.url()).toContain(`/calls/${record.callId}`);
     await page.getByRole("navigation").getByRole("link", { name: "Board" }).click();
   });
 

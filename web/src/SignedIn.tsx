@@ -96,6 +96,8 @@ function Page({ path }: { path: string }) {
   if (params) return <IssuePage key={params.issue} issueId={params.issue!} />;
   params = match("/w/:ws/agents/:agent", path);
   if (params) return <AgentPage key={params.agent} agentId={params.agent!} />;
+  params = match("/w/:ws/calls/:call", path);
+  if (params) return <Calls callId={params.call!} />;
   const section = path.split("/")[3] ?? "board";
   switch (section) {
     case "agents":

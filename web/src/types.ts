@@ -168,3 +168,22 @@ export interface Delivery {
   error: string | null;
   created_at: string;
 }
+
+export interface CallSummary {
+  id: string;
+  call_sid: string | null;
+  started_at: string;
+  ended_at: string | null;
+  transcript_count: number;
+}
+
+export interface CallTranscriptLine {
+  seq: number;
+  speaker: "caller" | "assistant";
+  text: string;
+  created_at: string;
+}
+
+export interface Call extends CallSummary {
+  transcript: CallTranscriptLine[];
+}

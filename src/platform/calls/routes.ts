@@ -1,0 +1,42 @@
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import type { Db } from "../../db/index.ts";
+import { pageQuery } from "../pagination.ts";
+import { workspaceParams } from "../workspaces/schemas.ts";
+import { callParams, callSchema, callSummarySchema } from "./schemas.ts";
+import { getCall, listCalls } from "./service.ts";
+
+const tags = ["calls"];
+
+/** Registered under `/workspaces/:ws_id`, inside the membership guard: any member reads the call log. */
+export async function callRoutes(app: FastifyInstance, { db }: { db: Db }): Promise<void> {
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+
+  routes.get(
+    "/calls/",
+    {
+      schema: {
+        tags,
+        summary: "Voice calls recorded under the workspace (CALL_WORKSPACE_ID), newest first",
+        params: workspaceParams,
+        querystring: pageQuery,
+        response: { 200: z.array(callSummarySchema) },
+      },
+    },
+    async (request) => listCalls(db, request.params.ws_id, request.query),
+  );
+
+  routes.get(
+    "/calls/:call_id",
+    {
+      schema: {
+        tags,
+        summary: "A voice call with its transcript",
+        params: callParams,
+        response: { 200: callSchema },
+      },
+    },
+    async (request) => getCall(db, request.params.ws_id, request.params.call_id),
+  );
+}

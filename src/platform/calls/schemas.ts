@@ -1,0 +1,26 @@
+import { z } from "zod";
+
+export const callSummarySchema = z
+  .object({
+    id: z.string(),
+    call_sid: z.string().nullable().describe("The carrier's id of the call (Twilio CallSid)"),
+    started_at: z.string(),
+    ended_at: z.string().nullable().describe("Null while the call is going on"),
+    transcript_count: z.number().int().describe("Transcript lines stored so far"),
+  })
+  .meta({ id: "CallSummary" });
+
+export const transcriptLineSchema = z
+  .object({
+    seq: z.number().int(),
+    speaker: z.enum(["caller", "assistant"]),
+    text: z.string(),
+    created_at: z.string(),
+  })
+  .meta({ id: "CallTranscriptLine" });
+
+export const callSchema = callSummarySchema
+  .extend({ transcript: z.array(transcriptLineSchema).describe("Both sides of the call, in the order spoken") })
+  .meta({ id: "Call" });
+
+export const callParams = z.object({ ws_id: z.string(), call_id: z.string() });

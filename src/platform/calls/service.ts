@@ -1,0 +1,64 @@
+// Reading the voice call log of a workspace: the calls a `call` server with CALL_WORKSPACE_ID recorded under it.
+import { sql } from "kysely";
+import type { Db } from "../../db/index.ts";
+import type { CallTranscriptsTable } from "../../db/schema.ts";
+import { isId } from "../../db/values.ts";
+import { notFound } from "../../http/errors.ts";
+import type { Page } from "../pagination.ts";
+
+export interface CallSummary {
+  id: string;
+  call_sid: string | null;
+  started_at: string;
+  ended_at: string | null;
+  transcript_count: number;
+}
+
+export interface Call extends CallSummary {
+  transcript: Pick<CallTranscriptsTable, "seq" | "speaker" | "text" | "created_at">[];
+}
+
+const summaries = (db: Db, workspaceId: string) =>
+  db
+    .selectFrom("calls")
+    .select(["calls.id", "calls.call_sid", "calls.started_at", "calls.ended_at"])
+    .select((eb) =>
+      eb
+        .selectFrom("call_transcripts")
+        .select(sql<number>`count(*)`.as("lines"))
+        .whereRef("call_transcripts.call_id", "=", "calls.id")
+        .as("transcript_count"),
+    )
+    .where("calls.workspace_id", "=", workspaceId);
+
+// PostgreSQL's count(*) is a bigint, which its driver hands over as a string.
+const toSummary = (row: Omit<CallSummary, "transcript_count"> & { transcript_count: unknown }): CallSummary => ({
+  ...row,
+  transcript_count: Number(row.transcript_count ?? 0),
+});
+
+/** Newest first, ties broken by id so paging never skips or repeats. */
+export async function listCalls(db: Db, workspaceId: string, page: Page): Promise<CallSummary[]> {
+  const rows = await summaries(db, workspaceId)
+    .orderBy("calls.started_at", "desc")
+    .orderBy("calls.id", "desc")
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+  return rows.map(toSummary);
+}
+
+/** A call of this workspace with its transcript; an unknown id, or a call of another workspace, is a 404. */
+export async function getCall(db: Db, workspaceId: string, callId: string): Promise<Call> {
+  const row = isId(callId)
+    ? await summaries(db, workspaceId).where("calls.id", "=", callId).executeTakeFirst()
+    : undefined;
+  if (!row) throw notFound("Call");
+  const transcript = await db
+    .selectFrom("call_transcripts")
+    .select(["seq", "speaker", "text", "created_at"])
+    .where("call_id", "=", callId)
+    .orderBy("seq")
+    .execute();
+  return { ...toSummary(row), transcript };
+}
