@@ -22,5 +22,8 @@ export function logRequest(request: FastifyRequest, reply: FastifyReply, note?: 
 }
 
 export function logOneLinePerRequest(app: FastifyInstance): void {
-  app.addHook("onResponse", async (request, reply) => logRequest(request, reply));
+  app.addHook("onResponse", (request, reply, done) => {
+    logRequest(request, reply);
+    done();
+  });
 }

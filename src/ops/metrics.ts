@@ -1,7 +1,7 @@
 // The process's Prometheus metrics. The request hot path costs one histogram observe (and, for the few streaming
 // routes, a gauge step each way); what lives in the database (tasks by status, the webhook backlog) is read only
 // when Prometheus scrapes.
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { Db } from "../db/index.ts";
 import { now } from "../db/values.ts";
@@ -98,17 +98,25 @@ export class ServerMetrics {
 
   /** Instruments every route of `app` (call before the routes are registered). */
   instrument(app: FastifyInstance): void {
-    app.addHook("onRequest", async (request, reply) => {
-      const kind = STREAM_ROUTES.get(`${request.method} ${request.routeOptions.url}`);
+    // Per request: one histogram observation, in a callback hook (no promise on the hot path). Only the streaming
+    // routes get the open-streams hook.
+    app.addHook("onRoute", (route) => {
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      const kind = methods.map((method) => STREAM_ROUTES.get(`${method} ${route.url}`)).find(Boolean);
       if (kind === undefined) return;
-      this.openStreams.inc({ kind });
-      reply.raw.once("close", () => this.openStreams.dec({ kind }));
+      const countOpen = (_request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+        this.openStreams.inc({ kind });
+        reply.raw.once("close", () => this.openStreams.dec({ kind }));
+        done();
+      };
+      route.onRequest = [...(route.onRequest === undefined ? [] : [route.onRequest].flat()), countOpen];
     });
-    app.addHook("onResponse", async (request, reply) => {
+    app.addHook("onResponse", (request, reply, done) => {
       this.requestDuration.observe(
         { method: request.method, route: request.routeOptions.url ?? "unmatched", status_code: reply.statusCode },
         reply.elapsedTime / 1000,
       );
+      done();
     });
   }
 
