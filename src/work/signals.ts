@@ -5,8 +5,8 @@
 // A hint only says "look": the truth is always read from the tables.
 import { EventEmitter } from "node:events";
 import { sql } from "kysely";
-import pg from "pg";
 import { type Db, isPostgres } from "../db/index.ts";
+import { PostgresListener } from "../db/listener.ts";
 
 export type WorkSignal =
   /** Tasks may have become claimable (queued, retried, approvals decided). */
@@ -81,24 +81,29 @@ class LocalSignals implements WorkSignals {
   }
 }
 
-const RECONNECT_MIN_MS = 100;
-const RECONNECT_MAX_MS = 5_000;
-
-/** One dedicated LISTEN connection per process, reconnecting with backoff. */
+/** The process's LISTEN connection (db/listener.ts), decoding work hints for its listeners. */
 class PostgresSignals implements WorkSignals {
   private readonly listeners = new Set<SignalListener>();
   private readonly resyncListeners: Array<() => void> = [];
-  private client: pg.Client | undefined;
-  private closed = false;
-  private reconnectDelayMs = RECONNECT_MIN_MS;
-  private reconnectTimer: NodeJS.Timeout | undefined;
+  private readonly listener: PostgresListener;
   readonly ready: Promise<void>;
 
-  constructor(
-    private readonly databaseUrl: string,
-    private readonly log: SignalLog,
-  ) {
-    this.ready = this.connect(false);
+  constructor(databaseUrl: string, log: SignalLog) {
+    this.listener = new PostgresListener(
+      databaseUrl,
+      [CHANNEL],
+      {
+        notification: (_channel, payload) => {
+          const signal = decode(payload);
+          if (signal) for (const listener of this.listeners) listener(signal);
+        },
+        reconnected: () => {
+          for (const listener of this.resyncListeners) listener();
+        },
+      },
+      log,
+    );
+    this.ready = this.listener.ready;
   }
 
   on(listener: SignalListener): () => void {
@@ -111,52 +116,7 @@ class PostgresSignals implements WorkSignals {
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    clearTimeout(this.reconnectTimer);
     await this.ready;
-    const client = this.client;
-    this.client = undefined;
-    await client?.end().catch(() => {});
-  }
-
-  private async connect(isReconnect: boolean): Promise<void> {
-    const client = new pg.Client({ connectionString: this.databaseUrl });
-    client.on("notification", (message) => {
-      const signal = decode(message.payload);
-      if (signal) for (const listener of this.listeners) listener(signal);
-    });
-    client.on("error", () => this.lost(client));
-    client.on("end", () => this.lost(client));
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${CHANNEL}`);
-    } catch (error) {
-      this.log.warn(
-        { message: error instanceof Error ? error.message : String(error) },
-        "work listener: no connection",
-      );
-      this.lost(client);
-      return;
-    }
-    if (this.closed) {
-      await client.end().catch(() => {});
-      return;
-    }
-    this.client = client;
-    this.reconnectDelayMs = RECONNECT_MIN_MS;
-    if (isReconnect) for (const listener of this.resyncListeners) listener();
-  }
-
-  private lost(client: pg.Client): void {
-    if (this.client !== undefined && this.client !== client) return;
-    this.client = undefined;
-    client.removeAllListeners("end");
-    client.end().catch(() => {});
-    if (this.closed || this.reconnectTimer) return;
-    this.reconnectTimer = setTimeout(() => {
-      this.reconnectTimer = undefined;
-      void this.connect(true);
-    }, this.reconnectDelayMs);
-    this.reconnectDelayMs = Math.min(this.reconnectDelayMs * 2, RECONNECT_MAX_MS);
+    await this.listener.close();
   }
 }
