@@ -85,8 +85,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   const metrics = new ServerMetrics(database.db);
   metrics.instrument(app);
   // While shutting down, a keep-alive socket must not hold the server open after its last response.
-  app.addHook("onSend", async (_request, reply) => {
+  app.addHook("onSend", (_request, reply, payload, done) => {
     if (!app.server.listening) reply.header("connection", "close");
+    done(null, payload);
   });
 
   // The shared parts, built once and handed to each plugin as only what it uses.

@@ -10,8 +10,14 @@ const NOT_LOOPBACK = "Host or Origin is not a loopback name (DNS-rebinding guard
  * listens on loopback only. Read from the listening socket, not the config: `serve --host` may bind elsewhere.
  */
 export function guardLoopback(scope: FastifyInstance): void {
-  scope.addHook("onRequest", async (request) => {
-    if (listensOnLoopbackOnly(scope.server)) checkLoopbackRequest(request.headers);
+  scope.addHook("onRequest", (request, _reply, done) => {
+    if (!listensOnLoopbackOnly(scope.server)) return done();
+    try {
+      checkLoopbackRequest(request.headers);
+    } catch (error) {
+      return done(error as Error);
+    }
+    done();
   });
 }
 

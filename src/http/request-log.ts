@@ -6,8 +6,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 
 const logged = new WeakSet<FastifyRequest>();
 
+/** Pino's check, which Fastify's logger type does not name: at LOG_LEVEL=warn a request costs no line to build. */
+const infoEnabled = (request: FastifyRequest): boolean =>
+  (request.log as { isLevelEnabled?(level: string): boolean }).isLevelEnabled?.("info") !== false;
+
 export function logRequest(request: FastifyRequest, reply: FastifyReply, note?: string): void {
-  if (logged.has(request)) return;
+  if (!infoEnabled(request) || logged.has(request)) return;
   logged.add(request);
   const elapsed = reply.elapsedTime;
   request.log.info(

@@ -35,6 +35,8 @@ export class ServerMetrics {
     buckets: LATENCY_BUCKETS,
     registers: [this.registry],
   });
+  // Bounded: routes are the registered patterns (or "unmatched"), and methods and statuses are few.
+  private readonly requestSeriesByKey = new Map<string, { observe(seconds: number): void }>();
   private readonly openStreams = new Gauge({
     name: "agent_platform_open_streams",
     help: "Streams this process holds open, by kind: mcp_sse, events, run_events, agui",
@@ -112,12 +114,22 @@ export class ServerMetrics {
       route.onRequest = [...(route.onRequest === undefined ? [] : [route.onRequest].flat()), countOpen];
     });
     app.addHook("onResponse", (request, reply, done) => {
-      this.requestDuration.observe(
-        { method: request.method, route: request.routeOptions.url ?? "unmatched", status_code: reply.statusCode },
+      this.requestSeries(request.method, request.routeOptions.url ?? "unmatched", reply.statusCode).observe(
         reply.elapsedTime / 1000,
       );
       done();
     });
+  }
+
+  /** The histogram series of one method, route and status, looked up by prom-client once (it hashes the labels). */
+  private requestSeries(method: string, route: string, status: number): { observe(seconds: number): void } {
+    const key = `${method} ${status} ${route}`;
+    let series = this.requestSeriesByKey.get(key);
+    if (!series) {
+      series = this.requestDuration.labels({ method, route, status_code: status });
+      this.requestSeriesByKey.set(key, series);
+    }
+    return series;
   }
 
   /** Events written to live streams: the oldest one's lag stands for the batch. */

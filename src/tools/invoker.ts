@@ -115,7 +115,9 @@ class DeadlineContext implements ToolContext {
   #expired = false;
 
   constructor(caller: ToolContext) {
-    const { signal: _signal, ...rest } = caller;
+    // A spread, not a destructuring of `signal`: reading a caller's lazy signal would make the controller it saves.
+    const rest: ToolContext = { ...caller };
+    delete rest.signal;
     Object.assign(this, rest);
     this.#caller = caller;
   }
