@@ -3,6 +3,7 @@
 // limits included), and a process killed under load leaves the others serving, its task retried and nothing
 // acknowledged lost.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_LOGIN_RATE_LIMIT } from "../../src/auth/rate-limit.ts";
@@ -159,6 +160,50 @@ describe.each(postgres)("three serve processes behind haproxy (%s)", (dialect) =
     } finally {
       await client.close();
     }
+  });
+
+  it("the tool protocol's legacy SSE through the proxy: the stream held by one process, posts answered by the others", async () => {
+    const key = await cluster.proxy.api.post(`workspaces/${ws}/api-keys`, { name: "mcp-sse" }, { token });
+    expect(key.status).toBe(201);
+    // Which process answered each request, as the proxy tells it.
+    const servedBy: { method: string; server: string | null; status: number }[] = [];
+    const observed: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      servedBy.push({
+        method: init?.method ?? "GET",
+        server: response.headers.get("x-served-by"),
+        status: response.status,
+      });
+      return response;
+    };
+    const client = new Client({ name: "cluster-sse-test", version: "1.0.0" });
+    await client.connect(
+      new SSEClientTransport(new URL("/sse", cluster.proxy.url), {
+        requestInit: { headers: { "x-api-key": key.body.key } },
+        fetch: observed,
+      }),
+    );
+    try {
+      for (let round = 0; round < 3; round++) {
+        const { tools } = await client.listTools();
+        expect(tools.map((tool) => tool.name)).toContain("create_issue");
+      }
+      const created = await client.callTool({ name: "create_issue", arguments: { title: "Filed over legacy SSE" } });
+      expect(created.isError).toBeFalsy();
+      const listed = await client.callTool({ name: "list_issues", arguments: {} });
+      expect(JSON.stringify(listed.structuredContent ?? listed.content)).toContain("Filed over legacy SSE");
+    } finally {
+      await client.close();
+    }
+    const stream = servedBy.find((request) => request.method === "GET");
+    const posts = servedBy.filter((request) => request.method === "POST");
+    expect(stream?.status).toBe(200);
+    expect(posts.length).toBeGreaterThanOrEqual(6);
+    expect(new Set(posts.map((post) => post.status))).toEqual(new Set([202]));
+    // Round robin: posts went to processes other than the stream's, so they were forwarded to it.
+    expect(posts.filter((post) => post.server !== stream?.server).length).toBeGreaterThan(0);
+    const issues = await cluster.proxy.api.get(`workspaces/${ws}/issues/?q=legacy%20SSE`, { token });
+    expect(issues.body.map((issue: { title: string }) => issue.title)).toContain("Filed over legacy SSE");
   });
 
   it("a task and its events: assigned through one process, run by any, seen on a stream held by another", async () => {
