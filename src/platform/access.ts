@@ -3,8 +3,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Authenticator, Principal } from "../auth/authenticator.ts";
 import { hasRole, type Membership, type Role } from "../auth/membership.ts";
-import type { Db } from "../db/index.ts";
-import { isId } from "../db/values.ts";
 import { forbidden } from "../http/errors.ts";
 import type { ActorType } from "./fields.ts";
 
@@ -48,37 +46,20 @@ export function requireAuthentication(app: FastifyInstance, authenticator: Authe
   });
 }
 
-/** Every route registered inside `app` (prefixed with `/workspaces/:ws_id`) needs membership with the route's role. */
-export function requireWorkspaceRole(app: FastifyInstance, db: Db): void {
+/**
+ * Every route registered inside `app` (prefixed with `/workspaces/:ws_id`) needs a valid credential (401) and
+ * membership with the route's role (403), both read in one query with the workspace's issue list version.
+ */
+export function requireWorkspaceAccess(app: FastifyInstance, authenticator: Authenticator): void {
+  app.decorateRequest("principal", undefined as unknown as Principal);
   app.decorateRequest("membership", undefined as unknown as Membership);
   app.decorateRequest("issueListVersion", 0);
   app.addHook("onRequest", async (request) => {
     const workspaceId = (request.params as { ws_id?: string }).ws_id ?? "";
-    const access = await loadWorkspaceAccess(db, request.principal, workspaceId);
+    const access = await authenticator.requireInWorkspace(request.headers, workspaceId);
+    request.principal = access.principal;
     request.membership = access.membership;
     request.issueListVersion = access.issueListVersion;
     if (!hasRole(request.membership.role, request.routeOptions.config.role ?? "member")) throw forbidden();
   });
-}
-
-/** `loadMembership` (same 403s), with the workspace's issue list version in the same query. */
-async function loadWorkspaceAccess(
-  db: Db,
-  principal: Principal,
-  workspaceId: string,
-): Promise<{ membership: Membership; issueListVersion: number }> {
-  if (principal.apiKey && principal.apiKey.workspaceId !== workspaceId) throw forbidden();
-  if (!isId(workspaceId)) throw forbidden();
-  const row = await db
-    .selectFrom("members")
-    .innerJoin("workspaces", "workspaces.id", "members.workspace_id")
-    .select(["members.role", "workspaces.issue_list_version"])
-    .where("members.workspace_id", "=", workspaceId)
-    .where("members.user_id", "=", principal.user.id)
-    .executeTakeFirst();
-  if (!row) throw forbidden();
-  return {
-    membership: { workspaceId, userId: principal.user.id, role: row.role },
-    issueListVersion: Number(row.issue_list_version),
-  };
 }

@@ -1,7 +1,7 @@
 // The platform API under /api/v1: accounts, then everything that needs a user, then everything inside a workspace.
 import type { FastifyInstance } from "fastify";
 import type { SqlDialect } from "../db/index.ts";
-import { requireAuthentication, requireWorkspaceRole } from "./access.ts";
+import { requireAuthentication, requireWorkspaceAccess } from "./access.ts";
 import { type AccountOptions, accountRoutes } from "./accounts/routes.ts";
 import { activityRoutes } from "./activity/routes.ts";
 import { agentRoutes } from "./agents/routes.ts";
@@ -40,25 +40,25 @@ export async function platformRoutes(app: FastifyInstance, options: PlatformOpti
   await app.register(async (authenticated) => {
     requireAuthentication(authenticated, authenticator);
     await authenticated.register(workspaceCollectionRoutes, { db });
-    await authenticated.register(
-      async (workspace) => {
-        requireWorkspaceRole(workspace, db);
-        for (const routes of [
-          workspaceRoutes,
-          memberRoutes,
-          projectRoutes,
-          commentRoutes,
-          labelRoutes,
-          dependencyRoutes,
-          activityRoutes,
-          apiKeyRoutes,
-          callRoutes,
-        ])
-          await workspace.register(routes, { db });
-        await workspace.register(issueRoutes, { db, dialect, pages: issuePages });
-        await workspace.register(agentRoutes, { db, isKnownTool });
-      },
-      { prefix: "/workspaces/:ws_id" },
-    );
   });
+  await app.register(
+    async (workspace) => {
+      requireWorkspaceAccess(workspace, authenticator);
+      for (const routes of [
+        workspaceRoutes,
+        memberRoutes,
+        projectRoutes,
+        commentRoutes,
+        labelRoutes,
+        dependencyRoutes,
+        activityRoutes,
+        apiKeyRoutes,
+        callRoutes,
+      ])
+        await workspace.register(routes, { db });
+      await workspace.register(issueRoutes, { db, dialect, pages: issuePages });
+      await workspace.register(agentRoutes, { db, isKnownTool });
+    },
+    { prefix: "/workspaces/:ws_id" },
+  );
 }

@@ -8,7 +8,7 @@ import type { Authenticator } from "../auth/authenticator.ts";
 import type { Config } from "../config.ts";
 import type { Db } from "../db/index.ts";
 import type { Drain } from "../ops/drain.ts";
-import { requireAuthentication, requireWorkspaceRole } from "../platform/access.ts";
+import { requireWorkspaceAccess } from "../platform/access.ts";
 import type { ToolInvoker } from "../tools/invoker.ts";
 import { workRoutes } from "./routes.ts";
 import { RunEventStreams } from "./run-stream.ts";
@@ -49,8 +49,7 @@ export async function workPlugin(app: FastifyInstance, options: WorkOptions): Pr
 
   await app.register(
     async (workspace) => {
-      requireAuthentication(workspace, options.authenticator);
-      requireWorkspaceRole(workspace, db);
+      requireWorkspaceAccess(workspace, options.authenticator);
       await workspace.register(workRoutes, { db, tasks, streams });
     },
     { prefix: "/api/v1/workspaces/:ws_id" },
