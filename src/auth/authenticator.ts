@@ -5,6 +5,7 @@ import type { Db } from "../db/index.ts";
 import { isId, now } from "../db/values.ts";
 import { forbidden, unauthorized } from "../http/errors.ts";
 import { hashApiKey, looksLikeApiKey } from "./api-key-secrets.ts";
+import { type MemberReads, memberReads } from "./member-reads.ts";
 import type { Membership, Role } from "./membership.ts";
 import type { TokenService } from "./tokens.ts";
 
@@ -58,11 +59,14 @@ function credentialOf(headers: IncomingHttpHeaders): Credential | undefined {
 
 export class Authenticator {
   private readonly lastUsedWrites = new Map<string, number>();
+  private readonly members: MemberReads;
 
   constructor(
     private readonly db: Db,
     private readonly tokens: TokenService,
-  ) {}
+  ) {
+    this.members = memberReads(db);
+  }
 
   /** The caller, or undefined when no credential was sent; throws 401 for a credential that does not hold. */
   async authenticate(headers: IncomingHttpHeaders): Promise<Principal | undefined> {
@@ -95,15 +99,7 @@ export class Authenticator {
     }
     const claims = await this.tokens.verify(credential.value);
     if (!claims) throw unauthorized(MESSAGES.badToken);
-    const user = await this.db
-      .selectFrom("users")
-      .leftJoin("members", (join) =>
-        join.onRef("members.user_id", "=", "users.id").on("members.workspace_id", "=", workspace ?? ""),
-      )
-      .leftJoin("workspaces", "workspaces.id", "members.workspace_id")
-      .select(["users.id", "users.name", "users.email", "members.role", "workspaces.issue_list_version"])
-      .where("users.id", "=", claims.sub)
-      .executeTakeFirst();
+    const user = await this.members.read(claims.sub, workspace ?? "");
     if (!user) throw unauthorized(MESSAGES.badToken);
     if (!user.role || user.issue_list_version === null) throw forbidden();
     const principal = { user: { id: user.id, name: user.name, email: user.email } };
