@@ -4,6 +4,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import type { Db } from "../db/index.ts";
 import { isId, now } from "../db/values.ts";
 import { forbidden, unauthorized } from "../http/errors.ts";
+import { type ApiKeyReads, apiKeyReads } from "./api-key-reads.ts";
 import { hashApiKey, looksLikeApiKey } from "./api-key-secrets.ts";
 import { type MemberReads, memberReads } from "./member-reads.ts";
 import type { Membership, Role } from "./membership.ts";
@@ -60,12 +61,14 @@ function credentialOf(headers: IncomingHttpHeaders): Credential | undefined {
 export class Authenticator {
   private readonly lastUsedWrites = new Map<string, number>();
   private readonly members: MemberReads;
+  private readonly apiKeys: ApiKeyReads;
 
   constructor(
     private readonly db: Db,
     private readonly tokens: TokenService,
   ) {
     this.members = memberReads(db);
+    this.apiKeys = apiKeyReads(db);
   }
 
   /** The caller, or undefined when no credential was sent; throws 401 for a credential that does not hold. */
@@ -93,13 +96,13 @@ export class Authenticator {
     // Not an id at all (e.g. a NUL byte, which PostgreSQL refuses): no workspace of which anyone is a member.
     const workspace = isId(workspaceId) ? workspaceId : undefined;
     if (credential.kind === "apiKey") {
-      const key = await this.apiKeyRow(credential.value, workspace);
-      if (!key.role || key.issue_list_version === null || key.workspace_id !== workspaceId) throw forbidden();
+      const key = await this.apiKeyRow(credential.value);
+      if (key.workspace_id !== workspaceId) throw forbidden();
       return access(key.principal, workspaceId, key.role, key.issue_list_version);
     }
     const claims = await this.tokens.verify(credential.value);
     if (!claims) throw unauthorized(MESSAGES.badToken);
-    const user = await this.members.read(claims.sub, workspace ?? "");
+    const user = await this.members(claims.sub, workspace ?? "");
     if (!user) throw unauthorized(MESSAGES.badToken);
     if (!user.role || user.issue_list_version === null) throw forbidden();
     const principal = { user: { id: user.id, name: user.name, email: user.email } };
@@ -109,43 +112,19 @@ export class Authenticator {
   private async fromToken(token: string): Promise<Principal> {
     const claims = await this.tokens.verify(token);
     if (!claims) throw unauthorized(MESSAGES.badToken);
-    const user = await this.db
-      .selectFrom("users")
-      .select(["id", "name", "email"])
-      .where("id", "=", claims.sub)
-      .executeTakeFirst();
+    // No workspace asked about: only the user is read.
+    const user = await this.members(claims.sub, "");
     if (!user) throw unauthorized(MESSAGES.badToken);
-    return { user };
+    return { user: { id: user.id, name: user.name, email: user.email } };
   }
 
   private async fromApiKey(key: string): Promise<Principal> {
-    return (await this.apiKeyRow(key, undefined)).principal;
+    return (await this.apiKeyRow(key)).principal;
   }
 
-  /** The key's principal (401 when no key holds); with `workspaceId`, also its role and list version there. */
-  private async apiKeyRow(key: string, workspaceId: string | undefined) {
-    const row = await this.db
-      .selectFrom("api_keys")
-      .innerJoin("users", "users.id", "api_keys.created_by")
-      // A key acts as its creator: once the creator has left the workspace, the key opens nothing.
-      .innerJoin("members", (join) =>
-        join.onRef("members.workspace_id", "=", "api_keys.workspace_id").onRef("members.user_id", "=", "users.id"),
-      )
-      // Only the key's own workspace can match: another one's version is never read.
-      .leftJoin("workspaces", (join) =>
-        join.onRef("workspaces.id", "=", "api_keys.workspace_id").on("workspaces.id", "=", workspaceId ?? ""),
-      )
-      .select([
-        "api_keys.id as keyId",
-        "api_keys.workspace_id",
-        "users.id",
-        "users.name",
-        "users.email",
-        "members.role",
-        "workspaces.issue_list_version",
-      ])
-      .where("api_keys.key_hash", "=", hashApiKey(key))
-      .executeTakeFirst();
+  /** The key's principal, role and list version in its own workspace; 401 when no key holds. */
+  private async apiKeyRow(key: string) {
+    const row = await this.apiKeys(hashApiKey(key));
     if (!row) throw unauthorized(MESSAGES.badApiKey);
     this.touch(row.keyId);
     const principal: Principal = {

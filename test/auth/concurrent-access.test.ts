@@ -41,7 +41,11 @@ describe.each(testDialects)("concurrent workspace access (%s)", (dialect) => {
     const load = () =>
       Promise.all(Array.from({ length: 50 }, () => t.api.get(`${ws}/issues/`, { token: owner.token })));
     const background = load();
-    const added = await t.api.post(`${ws}/members/`, { email: guest.user.email, role: "member" }, { token: owner.token });
+    const added = await t.api.post(
+      `${ws}/members/`,
+      { email: guest.user.email, role: "member" },
+      { token: owner.token },
+    );
     expect(added.status, JSON.stringify(added.body)).toBe(201);
     const asGuest = await Promise.all(
       Array.from({ length: 20 }, () => t.api.get(`${ws}/issues/`, { token: guest.token })),
@@ -54,5 +58,39 @@ describe.each(testDialects)("concurrent workspace access (%s)", (dialect) => {
     );
     expect(afterRemoval.map((answer) => answer.status)).toEqual(Array(20).fill(403));
     for (const answer of [...(await background), ...(await background2)]) expect(answer.status).toBe(200);
+  });
+
+  it("API keys of several workspaces at once: each key opens its own workspace only; a revoked one is 401 at once", async () => {
+    const keys = await Promise.all(
+      users.map(async (user, index) => {
+        const created = await t.api.post(
+          `workspaces/${workspaces[index]}/api-keys`,
+          { name: "k" },
+          { token: user.token },
+        );
+        expect(created.status).toBe(201);
+        return created.body as { id: string; key: string };
+      }),
+    );
+    const asks = Array.from({ length: 160 }, (_, n) => ({ key: n % 4, workspace: Math.floor(n / 4) % 4 }));
+    const answers = await Promise.all(
+      asks.map(({ key, workspace }) =>
+        t.api.get(`workspaces/${workspaces[workspace]}/issues/`, { headers: { "x-api-key": keys[key]!.key } }),
+      ),
+    );
+    answers.forEach((answer, n) => {
+      const { key, workspace } = asks[n]!;
+      expect(answer.status, `key ${key} in workspace ${workspace}`).toBe(key === workspace ? 200 : 403);
+    });
+    const revoked = await t.api.delete(`workspaces/${workspaces[2]}/api-keys/${keys[2]!.id}`, {
+      token: users[2]!.token,
+    });
+    expect(revoked.status).toBe(204);
+    const after = await Promise.all(
+      [0, 1, 2, 3].map((key) =>
+        t.api.get(`workspaces/${workspaces[key]}/issues/`, { headers: { "x-api-key": keys[key]!.key } }),
+      ),
+    );
+    expect(after.map((answer) => answer.status)).toEqual([200, 200, 401, 200]);
   });
 });
