@@ -12,13 +12,12 @@ import {
   type InitializeResult,
   type JSONRPCErrorResponse,
   LATEST_PROTOCOL_VERSION,
-  type ListToolsResult,
   type Tool as McpTool,
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolInvoker } from "../tools/invoker.ts";
-import type { ToolContext } from "../tools/registry.ts";
+import type { Tool, ToolContext } from "../tools/registry.ts";
 
 /** The seed's error table, defined once. */
 export const RPC_ERRORS = {
@@ -74,8 +73,15 @@ function errorResponse(id: RequestId | null, rpc: RpcError): string {
   return JSON.stringify(response);
 }
 
+/** A result already serialized to JSON, placed in the response as it is. */
+class SerializedResult {
+  constructor(readonly json: string) {}
+}
+
 export class McpDispatcher {
   private readonly initializeCapabilities = { tools: { listChanged: true } };
+  /** Tools are immutable once made (the platform's are made once, at start): each is serialized once. */
+  private readonly toolJsons = new WeakMap<Tool, string>();
 
   constructor(
     private readonly tools: ToolInvoker,
@@ -114,7 +120,8 @@ export class McpDispatcher {
     }
     try {
       const result = await this.run(method, params ?? {}, caller);
-      return { response: `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(result)}}`, method };
+      const json = result instanceof SerializedResult ? result.json : JSON.stringify(result);
+      return { response: `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${json}}`, method };
     } catch (error) {
       if (error instanceof RpcFailure) return { response: errorResponse(id, error.rpc), method };
       this.onInternalError(error);
@@ -147,16 +154,25 @@ export class McpDispatcher {
     };
   }
 
-  private async listTools(caller: ToolContext): Promise<ListToolsResult> {
+  /** A `ListToolsResult`, serialized from each tool's JSON, which is kept for as long as the tool object lives. */
+  private async listTools(caller: ToolContext): Promise<SerializedResult> {
     const tools = await this.tools.list(caller);
-    return {
-      tools: tools.map((tool) => ({
+    return new SerializedResult(`{"tools":[${tools.map((tool) => this.toolJson(tool)).join(",")}]}`);
+  }
+
+  private toolJson(tool: Tool): string {
+    let json = this.toolJsons.get(tool);
+    if (json === undefined) {
+      const listed: McpTool = {
         name: tool.name,
         description: tool.description,
         // Our schemas are plain JSON Schema objects; the SDK's type narrows property values to `object`.
         inputSchema: tool.inputSchema as McpTool["inputSchema"],
-      })),
-    };
+      };
+      json = JSON.stringify(listed);
+      this.toolJsons.set(tool, json);
+    }
+    return json;
   }
 
   private async callTool(params: Params, caller: ToolContext): Promise<CallToolResult> {
