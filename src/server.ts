@@ -22,7 +22,7 @@ import { jsonBodies } from "./http/json-body.ts";
 import { listensOnLoopbackOnly, originIsLoopback } from "./http/loopback.ts";
 import { openapiOptions } from "./http/openapi.ts";
 import { logOneLinePerRequest } from "./http/request-log.ts";
-import { limitBodyTime, requestTimeoutOptions } from "./http/request-timeout.ts";
+import { requestTimeoutOptions } from "./http/request-timeout.ts";
 import { mcpRoutes } from "./mcp/index.ts";
 import { Drain } from "./ops/drain.ts";
 import { ServerMetrics } from "./ops/metrics.ts";
@@ -79,7 +79,6 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
   jsonBodies(app);
-  limitBodyTime(app, config.http.requestBodyTimeoutMs);
   logOneLinePerRequest(app);
   const drain = options.drain ?? new Drain();
   const metrics = new ServerMetrics(database.db);

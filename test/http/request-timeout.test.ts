@@ -25,7 +25,10 @@ function dribble(
     socket.on("data", (chunk: string) => {
       response += chunk;
     });
-    socket.on("error", reject);
+    // A write racing the server's close fails with EPIPE; what the server said and when it closed is the result.
+    socket.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE" && error.code !== "ECONNRESET") reject(error);
+    });
     socket.on("close", () => {
       clearInterval(timer);
       resolve({ response, closedAfterMs: Date.now() - startedAt });
@@ -94,13 +97,15 @@ describe("slow request bodies", () => {
     expect(closedAfterMs).toBeLessThan(TIMEOUT_MS + 3000);
   });
 
-  it("a dribbled body the server never reads (a GET's) is let go without harm", async () => {
-    const socket = connect(Number(new URL(t.url).port), "127.0.0.1");
-    socket.write("GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{");
-    const timer = setInterval(() => socket.write(" "), 150);
-    await new Promise((resolve) => setTimeout(resolve, TIMEOUT_MS * 2));
-    clearInterval(timer);
-    socket.destroy();
+  it("a dribbled body the server never reads (a GET's) is cut at the limit too, without harm", async () => {
+    const { response, closedAfterMs } = await dribble(
+      t.url,
+      150,
+      "GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{",
+    );
+    // Answered at once (the route reads no body), and the connection is closed once the body is overdue.
+    expect(response).toMatch(/^HTTP\/1\.1 200 /);
+    expect(closedAfterMs).toBeLessThan(TIMEOUT_MS + 3000);
     expect((await t.api.get("/health")).status).toBe(200);
   });
 
