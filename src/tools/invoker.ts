@@ -55,18 +55,17 @@ export class ToolInvoker {
     const timeoutMs = this.options.timeoutMs;
     if (!timeoutMs) return run(tool, checked.args, ctx);
     const deadline = new DeadlineContext(ctx);
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<ToolOutcome>((resolve) => {
-      timer = setTimeout(() => {
+    // Whichever settles first, the call or its timer, answers; `run` never rejects.
+    return new Promise<ToolOutcome>((resolve) => {
+      const timer = setTimeout(() => {
         deadline.expire();
         resolve({ ok: false, error: `${tool.name} timed out after ${timeoutMs} ms` });
       }, timeoutMs);
+      void run(tool, checked.args, deadline).then((outcome) => {
+        clearTimeout(timer);
+        resolve(outcome);
+      });
     });
-    try {
-      return await Promise.race([run(tool, checked.args, deadline), timedOut]);
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   private validate(tool: Tool, args: Args): { ok: true; args: Args } | { ok: false; problem: string } {
