@@ -34,3 +34,17 @@ export async function syncAgentStatus(
   const status = running > 0 ? "working" : failedFinally ? "error" : "idle";
   await changeAgentStatus(trx, agent.workspaceId, agent.id, status, { type: "agent", id: agent.id });
 }
+
+/**
+ * In a transaction of its own: `working` when a task or a live run of the agent is in progress by now. Written beside
+ * a claimed run's start rather than in the claim's transaction, so the run's first model request does not wait for
+ * it; it only ever moves the status to `working`, so landing after the task already ended changes nothing.
+ */
+export async function markAgentWorking(db: Db, agent: { id: string; workspaceId: string }): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await lockAgentWork(trx, agent.id);
+    const running = (await runningTaskCount(trx, agent.id)) + (await liveRunCount(trx, agent.id));
+    if (running > 0)
+      await changeAgentStatus(trx, agent.workspaceId, agent.id, "working", { type: "agent", id: agent.id });
+  });
+}

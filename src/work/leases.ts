@@ -35,7 +35,7 @@ const CANDIDATES = 16;
 /**
  * Claims the next task this process may run: queued (or waiting with every approval decided), available, of an agent
  * below its `max_concurrent_tasks`; `urgent` issues first, then oldest. Starts its run (or resumes the waiting one)
- * and sets the agent working, all in one transaction. Undefined when nothing is claimable.
+ * in one transaction. Undefined when nothing is claimable.
  */
 export async function claimNextTask(db: Db, settings: ClaimSettings): Promise<ClaimedTask | undefined> {
   const postgres = isPostgres(db);
@@ -123,7 +123,7 @@ export async function claimNextTask(db: Db, settings: ClaimSettings): Promise<Cl
           .executeTakeFirst();
         runStartedAt = run?.started_at ?? at;
       }
-      await syncAgentStatus(trx, { id: task.agent_id, workspaceId: task.workspace_id });
+      // The agent's `working` status is written beside the run's start (task-run.ts), not here.
       await appendEvent(trx, {
         workspaceId: task.workspace_id,
         type: "task.started",

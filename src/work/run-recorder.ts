@@ -31,6 +31,8 @@ export class RunRecorder implements RunSink {
     /** The number of the last event already stored for this run. */
     private seq: number,
     private readonly log: RecorderLog,
+    /** Writes made beside the run's start (the agent's status) that must be in before whatever ends the run. */
+    private readonly startWrites: Promise<unknown> = Promise.resolve(),
   ) {}
 
   runStarted(threadId: string): void {
@@ -84,11 +86,12 @@ export class RunRecorder implements RunSink {
   }
 
   /**
-   * Closes text or tool calls a stopped run left open (the AG-UI rules want every START ended) and writes everything;
-   * the run's last event is then written by whoever ends it.
+   * Closes text or tool calls a stopped run left open (the AG-UI rules want every START ended) and writes everything
+   * (the start's writes included); the run's last event is then written by whoever ends it.
    */
   async settle(): Promise<void> {
     this.closeOpenBlocks();
+    await this.startWrites;
     await this.flush();
   }
 

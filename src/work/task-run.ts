@@ -16,6 +16,7 @@ import { type Issue, updateIssue } from "../platform/issues/service.ts";
 import { PLATFORM_TOOL_NAMES } from "../platform/tools.ts";
 import type { ToolInvoker } from "../tools/invoker.ts";
 import type { Tool } from "../tools/registry.ts";
+import { markAgentWorking } from "./agent-work-status.ts";
 import { decisionFor } from "./approvals.ts";
 import { buildTaskFrame, newComments } from "./frame.ts";
 import type { ClaimedTask } from "./leases.ts";
@@ -68,8 +69,11 @@ export class TaskRunner {
   /** Works the claimed task until its run ends, waits for approval, or `signal` stops it (reason: StopReason). */
   async run(claimed: ClaimedTask, owner: string, signal: AbortSignal): Promise<RunEnd> {
     const { db } = this.options;
+    const working = markAgentWorking(db, { id: claimed.task.agent_id, workspaceId: claimed.task.workspace_id }).catch(
+      (error: unknown) => this.options.log.warn({ err: error, taskId: claimed.task.id }, "agent status not written"),
+    );
     const startSeq = claimed.resumed ? await lastEventSeq(db, claimed.runId) : 0;
-    const recorder = new RunRecorder(db, claimed.runId, startSeq, this.options.log);
+    const recorder = new RunRecorder(db, claimed.runId, startSeq, this.options.log, working);
     let mcp: McpToolset = NO_MCP_TOOLS;
     try {
       const agent = toAgent(claimed.agent);
@@ -131,8 +135,11 @@ export class TaskRunner {
     } else {
       const frame = await buildTaskFrame(db, claimed.task, agent);
       seenUntil = frame.seenUntil;
-      await this.startIssue(frame.issue, agent);
-      result = await turn([frame.message]);
+      // The issue moves to in_progress while the model is already asked, not before.
+      const [started, first] = await Promise.allSettled([this.startIssue(frame.issue, agent), turn([frame.message])]);
+      if (started.status === "rejected") throw started.reason;
+      if (first.status === "rejected") throw first.reason;
+      result = first.value;
     }
     let inputVersion = Number(claimed.task.input_version);
     let commented = claimed.resumed && (await this.commentedSinceStart(claimed, agent));
