@@ -3,7 +3,7 @@
 import { sql } from "kysely";
 import { type Db, isPostgres } from "../db/index.ts";
 import { now } from "../db/values.ts";
-import { announce } from "./signals.ts";
+import { announce, notification } from "./signals.ts";
 
 export interface RunEvent {
   type: string;
@@ -35,32 +35,49 @@ export async function lastEventSeq(db: Db, runId: string): Promise<number> {
  * run's own end, its task's state) makes them durable too, WAL being written in order.
  */
 export async function streamRunEvents(db: Db, runId: string, afterSeq: number, events: RunEvent[]): Promise<number> {
-  if (!isPostgres(db)) return storeRunEvents(db, runId, afterSeq, events);
-  return db.transaction().execute(async (trx) => {
-    await sql`set local synchronous_commit to off`.execute(trx);
-    return storeRunEvents(trx, runId, afterSeq, events);
-  });
+  if (!isPostgres(db) || events.length === 0) return storeRunEvents(db, runId, afterSeq, events);
+  // One statement, so one round trip: it is its own transaction, the setting holds for its commit, and the NOTIFY
+  // goes out once the rows are in.
+  await sql`
+    with unhurried as (select set_config('synchronous_commit', 'off', true)),
+    stored as (${postgresInsert(runId, afterSeq, events)})
+    select ${notification({ kind: "run", runId })} from unhurried`.execute(db);
+  return afterSeq + events.length;
 }
 
 /** Stores `events` after event number `afterSeq`; the caller is the run's only writer at the time. */
 export async function storeRunEvents(db: Db, runId: string, afterSeq: number, events: RunEvent[]): Promise<number> {
   if (events.length === 0) return afterSeq;
-  const at = now();
-  let seq = afterSeq;
-  await db
-    .insertInto("run_events")
-    .values(
-      events.map((event) => ({
-        run_id: runId,
-        seq: ++seq,
-        type: event.type,
-        data: JSON.stringify(event),
-        created_at: at,
-      })),
-    )
-    .execute();
+  if (isPostgres(db)) {
+    await postgresInsert(runId, afterSeq, events).execute(db);
+  } else {
+    let seq = afterSeq;
+    const at = now();
+    await db
+      .insertInto("run_events")
+      .values(
+        events.map((event) => ({
+          run_id: runId,
+          seq: ++seq,
+          type: event.type,
+          data: JSON.stringify(event),
+          created_at: at,
+        })),
+      )
+      .execute();
+  }
   await announce(db, { kind: "run", runId });
-  return seq;
+  return afterSeq + events.length;
+}
+
+/** PostgreSQL: the events as arrays, so the statement's text is the same whatever their number (prepared once). */
+function postgresInsert(runId: string, afterSeq: number, events: RunEvent[]) {
+  const seqs = events.map((_, index) => afterSeq + index + 1);
+  return sql`
+    insert into run_events (run_id, seq, type, data, created_at)
+    select ${runId}, event.seq, event.type, event.data, ${now()}
+    from unnest(${seqs}::integer[], ${events.map((event) => event.type)}::text[],
+      ${events.map((event) => JSON.stringify(event))}::text[]) as event(seq, type, data)`;
 }
 
 /**

@@ -36,11 +36,14 @@ function decode(payload: string | undefined): WorkSignal | undefined {
 /** Announces `signal` to every process; inside a transaction it goes out when (and only if) that commits. */
 export async function announce(db: Db, signal: WorkSignal): Promise<void> {
   if (isPostgres(db)) {
-    await sql`select pg_notify(${CHANNEL}, ${encode(signal)})`.execute(db);
+    await sql`select ${notification(signal)}`.execute(db);
   } else {
     queueMicrotask(() => local.emit("signal", signal));
   }
 }
+
+/** PostgreSQL: the expression that announces `signal`, to select inside a larger statement. */
+export const notification = (signal: WorkSignal) => sql`pg_notify(${CHANNEL}, ${encode(signal)})`;
 
 export interface WorkSignals {
   /** Resolves once this process listens (PostgreSQL: the LISTEN connection is up, or its first try failed). */
