@@ -5,7 +5,8 @@
 // Beside it, a bare node:http SSE fan-out of the same frames at the same rate (no database, no auth, no framework).
 // Then webhook deliveries/s to a local receiver: while changes are written as fast as they go, and draining a backlog;
 // beside a bare loop that signs event-sized bodies with standardwebhooks and POSTs them with the same concurrency.
-// On SQLite always, and on PostgreSQL when TEST_DATABASE_URL names a server.
+// On SQLite always, and on PostgreSQL when TEST_DATABASE_URL names a server (BENCH_DIALECT=sqlite or postgres runs only
+// that one).
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -302,7 +303,9 @@ async function benchDialect(dialect: "sqlite" | "postgres") {
   }
 }
 
-await benchDialect("sqlite");
-if (process.env.TEST_DATABASE_URL) await benchDialect("postgres");
-else console.log("\n(PostgreSQL skipped: set TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test to include it)");
+// BENCH_DIALECT=sqlite or postgres runs that dialect only.
+const only = process.env.BENCH_DIALECT;
+if (only !== "postgres") await benchDialect("sqlite");
+if (only !== "sqlite" && process.env.TEST_DATABASE_URL) await benchDialect("postgres");
+else if (only !== "sqlite") console.log("\n(PostgreSQL skipped: set TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test to include it)");
 agent.destroy();

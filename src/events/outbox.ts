@@ -99,9 +99,16 @@ async function appendOnPostgres(
         ${row.entity_id}::text, ${row.issue_id}::text, ${row.actor_type}::text, ${row.actor_id}::text, ${row.data}::text,
         to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')
       from counter
-      returning seq, created_at
+      returning *
+    ), notice as (
+      select seq, created_at, workspace_id || ':' || seq as hint,
+        json_build_array(id, type, entity_type, entity_id, issue_id, actor_type, actor_id, data, created_at)::text as event
+      from appended
     )
-    select seq, created_at, pg_notify(${EVENTS_CHANNEL}::text, ${row.workspace_id}::text || ':' || seq) from appended
+    -- The event itself rides along when it fits a NOTIFY (8000 bytes): listeners then need not read it back.
+    select seq, created_at,
+      pg_notify(${EVENTS_CHANNEL}::text, case when octet_length(event) < ${NOTIFY_EVENT_BYTES} then hint || ':' || event else hint end)
+    from notice
   `.execute(trx);
   const appended = rows[0];
   if (!appended) throw new Error("The event was not appended");
@@ -109,6 +116,46 @@ async function appendOnPostgres(
 }
 
 const isPostgres = (db: Db) => db.getExecutor().adapter instanceof PostgresAdapter;
+
+/** Below PostgreSQL's 8000-byte NOTIFY payload, with room for the workspace id and seq in front. */
+const NOTIFY_EVENT_BYTES = 7800;
+
+/**
+ * The hint a NOTIFY carries: `workspace:seq`, then `:` and the event (a JSON array of its other columns, in the
+ * table's order) when it fitted. Undefined for anything else.
+ */
+export function parseEventNotice(
+  payload: string,
+): { workspaceId: string; seq: number; event?: WorkspaceEvent } | undefined {
+  const first = payload.indexOf(":");
+  if (first < 0) return undefined;
+  const second = payload.indexOf(":", first + 1);
+  const workspaceId = payload.slice(0, first);
+  const seq = Number(payload.slice(first + 1, second < 0 ? undefined : second));
+  if (!Number.isInteger(seq)) return undefined;
+  if (second < 0) return { workspaceId, seq };
+  try {
+    const [id, type, entity_type, entity_id, issue_id, actor_type, actor_id, data, created_at] = JSON.parse(
+      payload.slice(second + 1),
+    );
+    const row: EventsTable = {
+      id,
+      seq,
+      workspace_id: workspaceId,
+      type,
+      entity_type,
+      entity_id,
+      issue_id,
+      actor_type,
+      actor_id,
+      data,
+      created_at,
+    };
+    return { workspaceId, seq, event: toEvent(row) };
+  } catch {
+    return { workspaceId, seq };
+  }
+}
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);

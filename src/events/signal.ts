@@ -1,9 +1,10 @@
 // Cross-process fan-out: how a process hears that a workspace has new events. PostgreSQL pushes a NOTIFY from any
 // process to a dedicated listening client in every process; SQLite (one process) hears its own appends. Either way a
-// hint only says "workspace W has reached seq N": subscribers read the rows from the outbox in seq order.
+// hint says "workspace W has reached seq N", and on PostgreSQL carries the event itself when it fits: a feed that has
+// everything before it writes it at once, otherwise subscribers read the rows from the outbox in seq order.
 import { PostgresListener } from "../db/listener.ts";
 import { type HintListener, onLocalSignal } from "./local-signal.ts";
-import { EVENTS_CHANNEL } from "./outbox.ts";
+import { EVENTS_CHANNEL, parseEventNotice } from "./outbox.ts";
 
 export interface EventSignal {
   /** `listener` hears every hint. */
@@ -68,11 +69,8 @@ class PostgresSignal implements EventSignal {
   }
 
   private hint(payload: string): void {
-    const separator = payload.lastIndexOf(":");
-    if (separator < 0) return;
-    const workspaceId = payload.slice(0, separator);
-    const seq = Number(payload.slice(separator + 1));
-    if (!Number.isInteger(seq)) return;
-    for (const listener of this.hintListeners) listener(workspaceId, seq);
+    const notice = parseEventNotice(payload);
+    if (!notice) return;
+    for (const listener of this.hintListeners) listener(notice.workspaceId, notice.seq, notice.event);
   }
 }

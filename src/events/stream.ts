@@ -59,7 +59,7 @@ export class EventStreamHub {
     private readonly settings: StreamSettings,
     private readonly onError: (error: unknown) => void,
   ) {
-    signal.onHint((workspaceId, seq) => this.feeds.get(workspaceId)?.hint(seq));
+    signal.onHint((workspaceId, seq, event) => this.feeds.get(workspaceId)?.hint(seq, event));
     signal.onResync(() => this.pullAll());
     // One timer each for every stream rather than one per subscriber.
     this.keepAlive = setInterval(() => this.writeKeepAlives(), settings.keepAliveMs).unref();
@@ -122,6 +122,8 @@ class WorkspaceFeed {
   private readonly ready: Promise<void>;
   private reading = false;
   private readAgain = false;
+  /** Once the position is known (the outbox head when the feed was made). */
+  private isReady = false;
 
   constructor(
     readonly db: Db,
@@ -132,6 +134,7 @@ class WorkspaceFeed {
   ) {
     this.ready = headSeq(db, workspaceId).then((head) => {
       this.position = head;
+      this.isReady = true;
     });
   }
 
@@ -154,9 +157,18 @@ class WorkspaceFeed {
     }
   }
 
-  /** A hint: the workspace has reached `seq`. */
-  hint(seq: number): void {
-    if (seq > this.position) this.pull();
+  /**
+   * A hint: the workspace has reached `seq`, whose committed `event` may come with it. When it is the very next one
+   * and no read is under way, it is written at once; otherwise the outbox is read from the feed's position.
+   */
+  hint(seq: number, event?: WorkspaceEvent): void {
+    if (seq <= this.position) return;
+    if (event && this.isReady && !this.reading && seq === this.position + 1) {
+      this.position = seq;
+      this.broadcast([event]);
+      return;
+    }
+    this.pull();
   }
 
   /** Reads what the outbox holds after `position` and writes it to the live subscribers; one read at a time. */

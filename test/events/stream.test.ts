@@ -49,6 +49,27 @@ describe.each(testDialects)("the event stream (%s)", (dialect) => {
     expect(stream.data[0]).toMatchObject({ entity_id: issue.id, data: { title: "Heard live" } });
   });
 
+  it("an event too large to ride along with its notification (10 KB) is read from the outbox and heard the same", async () => {
+    const { token, ws } = await workspaceOf("large");
+    const stream = await open(streamUrl(ws), bearer(token));
+    const issue = await createIssue(t.api, ws, token);
+    const comments = `workspaces/${ws}/issues/${issue.id}/comments`;
+    const comment = (await t.api.post(comments, { content: "a".repeat(5000) }, { token })).body;
+    const edited = await t.api.patch(`${comments}/${comment.id}`, { content: "b".repeat(5000) }, { token });
+    expect(edited.status, JSON.stringify(edited.body)).toBe(200);
+    await t.api.post(comments, { content: "small again" }, { token });
+    await stream.waitForEvents(4);
+    const listed = (await t.api.get(`workspaces/${ws}/events?after_seq=1`, { token })).body;
+    expect(stream.events.map(({ event }) => event)).toEqual([
+      "issue.created",
+      "comment.created",
+      "comment.updated",
+      "comment.created",
+    ]);
+    expect(JSON.stringify(stream.data[2]).length).toBeGreaterThan(10_000);
+    expect(stream.data).toEqual(listed);
+  });
+
   it("reconnecting with Last-Event-ID replays exactly what was missed, then goes on live", async () => {
     const { token, ws } = await workspaceOf("resume");
     const first = await open(streamUrl(ws), bearer(token));
