@@ -307,5 +307,6 @@ async function benchDialect(dialect: "sqlite" | "postgres") {
 const only = process.env.BENCH_DIALECT;
 if (only !== "postgres") await benchDialect("sqlite");
 if (only !== "sqlite" && process.env.TEST_DATABASE_URL) await benchDialect("postgres");
-else if (only !== "sqlite") console.log("\n(PostgreSQL skipped: set TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test to include it)");
+else if (only !== "sqlite")
+  console.log("\n(PostgreSQL skipped: set TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test to include it)");
 agent.destroy();
