@@ -21,17 +21,6 @@ export interface LiveRunSettings {
   leaseMs: number;
 }
 
-/** Runs of `agentId` in progress on any live process. */
-export async function liveRunCount(trx: Db, agentId: string): Promise<number> {
-  const row = await trx
-    .selectFrom("agent_live_runs")
-    .select((eb) => eb.fn.countAll().as("live"))
-    .where("agent_id", "=", agentId)
-    .where("expires_at", ">", now())
-    .executeTakeFirst();
-  return Number(row?.live ?? 0);
-}
-
 export class AgentStatusTracker {
   /** This process, as the holder of its runs' rows. */
   private readonly holder = newId();

@@ -1,6 +1,7 @@
 // Stored thread history: one agent_threads row per (scope, thread id), its messages in order.
 // A request may carry only the new message or the whole history: messages are kept once, by message id.
-import type { Db } from "../db/index.ts";
+import { sql } from "kysely";
+import { type Db, isPostgres } from "../db/index.ts";
 import { fromJson, newId, now, toJson } from "../db/values.ts";
 import type { ChatMessage, ToolCallRecord } from "./model.ts";
 
@@ -20,6 +21,11 @@ const APPEND_ATTEMPTS = 3;
 
 /** The stored thread, created empty on first use. */
 export async function openThread(db: Db, scope: string, threadId: string, agentId: string | null): Promise<Thread> {
+  if (isPostgres(db)) {
+    const opened = await findOrCreateOnPostgres(db, scope, threadId, agentId);
+    if (opened?.created) return { rowId: opened.id, messages: [], lastSeq: 0 };
+    if (opened) return readThread(db, opened.id);
+  }
   let row = await findThreadRow(db, scope, threadId);
   if (!row) {
     const at = now();
@@ -36,13 +42,39 @@ export async function openThread(db: Db, scope: string, threadId: string, agentI
       if (!row) throw error;
     }
   }
+  return readThread(db, row.id);
+}
+
+async function readThread(db: Db, rowId: string): Promise<Thread> {
   const rows = await db
     .selectFrom("thread_messages")
     .select(["seq", "message_id", "role", "content", "tool_calls", "tool_call_id"])
-    .where("thread_row_id", "=", row.id)
+    .where("thread_row_id", "=", rowId)
     .orderBy("seq")
     .execute();
-  return { rowId: row.id, messages: rows.map(toThreadMessage), lastSeq: Number(rows.at(-1)?.seq ?? 0) };
+  return { rowId, messages: rows.map(toThreadMessage), lastSeq: Number(rows.at(-1)?.seq ?? 0) };
+}
+
+/**
+ * PostgreSQL: the thread's row, found or created, in one round trip. Undefined when another run created it at the
+ * same moment (this statement's snapshot does not see that row yet): the caller then reads it.
+ */
+async function findOrCreateOnPostgres(db: Db, scope: string, threadId: string, agentId: string | null) {
+  const at = now();
+  const { rows } = await sql<{ id: string; created: boolean }>`
+    with found as (
+      select id from agent_threads where scope = ${scope} and thread_id = ${threadId}
+    ), created as (
+      insert into agent_threads (id, scope, thread_id, agent_id, created_at, updated_at)
+      select ${newId()}, ${scope}, ${threadId}, ${agentId}, ${at}, ${at}
+      where not exists (select 1 from found)
+      on conflict do nothing
+      returning id
+    )
+    select id, false as created from found
+    union all
+    select id, true as created from created`.execute(db);
+  return rows[0];
 }
 
 function findThreadRow(db: Db, scope: string, threadId: string) {
@@ -83,23 +115,30 @@ export async function appendMessages(db: Db, thread: Thread, messages: ThreadMes
   for (let attempt = 1; ; attempt++) {
     const at = now();
     let seq = thread.lastSeq;
+    const rows = messages.map(({ id, message }) => ({
+      id: newId(),
+      thread_row_id: thread.rowId,
+      seq: ++seq,
+      message_id: id,
+      role: message.role,
+      content: message.content,
+      tool_calls: message.role === "assistant" && message.toolCalls?.length ? toJson(message.toolCalls) : null,
+      tool_call_id: message.role === "tool" ? message.toolCallId : null,
+      created_at: at,
+    }));
     try {
-      await db
-        .insertInto("thread_messages")
-        .values(
-          messages.map(({ id, message }) => ({
-            id: newId(),
-            thread_row_id: thread.rowId,
-            seq: ++seq,
-            message_id: id,
-            role: message.role,
-            content: message.content,
-            tool_calls: message.role === "assistant" && message.toolCalls?.length ? toJson(message.toolCalls) : null,
-            tool_call_id: message.role === "tool" ? message.toolCallId : null,
-            created_at: at,
-          })),
-        )
-        .execute();
+      if (isPostgres(db)) {
+        // The messages and the thread's updated_at in one statement: one round trip.
+        await db
+          .with("stored", (qb) => qb.insertInto("thread_messages").values(rows))
+          .updateTable("agent_threads")
+          .set({ updated_at: at })
+          .where("id", "=", thread.rowId)
+          .execute();
+      } else {
+        await db.insertInto("thread_messages").values(rows).execute();
+        await db.updateTable("agent_threads").set({ updated_at: at }).where("id", "=", thread.rowId).execute();
+      }
     } catch (error) {
       if (attempt >= APPEND_ATTEMPTS) throw error;
       const last = await db
@@ -112,7 +151,6 @@ export async function appendMessages(db: Db, thread: Thread, messages: ThreadMes
     }
     thread.lastSeq = seq;
     thread.messages.push(...messages);
-    await db.updateTable("agent_threads").set({ updated_at: at }).where("id", "=", thread.rowId).execute();
     return;
   }
 }

@@ -3,8 +3,15 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import SqliteDatabase from "better-sqlite3";
-import { Kysely, type SqliteDatabase as KyselySqlite, PostgresAdapter, PostgresDialect, SqliteDialect } from "kysely";
+import {
+  type Kysely,
+  type SqliteDatabase as KyselySqlite,
+  PostgresAdapter,
+  PostgresDialect,
+  SqliteDialect,
+} from "kysely";
 import pg from "pg";
+import { KyselyWithCommitHooks } from "./commit-hooks.ts";
 import type { Database } from "./schema.ts";
 
 export type SqlDialect = "sqlite" | "postgres";
@@ -32,7 +39,9 @@ function openSqlite(path: string): DatabaseHandle {
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const db = new KyselyWithCommitHooks<Database>({
+    dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+  });
   return { db, dialect: "sqlite", location: file, close: () => db.destroy() };
 }
 
@@ -65,7 +74,7 @@ function openPostgres(url: string, maxConnections: number): DatabaseHandle {
   // An idle client that loses its server must not crash the process; the next query reports the error.
   pool.on("error", () => {});
   pool.on("connect", (client) => withPreparedStatements(client, statementNames));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new KyselyWithCommitHooks<Database>({ dialect: new PostgresDialect({ pool }) });
   const location = url.replace(/\/\/([^:/@]+):[^@]*@/, "//$1:***@");
   return { db, dialect: "postgres", location, close: () => db.destroy() };
 }

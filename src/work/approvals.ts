@@ -3,7 +3,7 @@
 import { type Db, isPostgres } from "../db/index.ts";
 import type { ApprovalsTable } from "../db/schema.ts";
 import { fromJson, isId, now } from "../db/values.ts";
-import { appendEvent } from "../events/outbox.ts";
+import { appendEvent } from "../events/append.ts";
 import { conflict, notFound } from "../http/errors.ts";
 import type { Actor } from "../platform/access.ts";
 import type { Page } from "../platform/pagination.ts";

@@ -27,25 +27,28 @@ export interface TaskFrame {
 
 export async function buildTaskFrame(db: Db, task: TaskRow, agent: Agent): Promise<TaskFrame> {
   const workspaceId = task.workspace_id;
-  const issue = await getIssue(db, workspaceId, task.issue_id);
-  const [labels, parent, subIssues, comments] = await Promise.all([
+  const issueId = task.issue_id;
+  const [issue, labels, subIssues, comments] = await Promise.all([
+    getIssue(db, workspaceId, issueId),
     db
       .selectFrom("labels")
       .innerJoin("issue_labels", "issue_labels.label_id", "labels.id")
       .select("labels.name")
-      .where("issue_labels.issue_id", "=", issue.id)
+      .where("issue_labels.issue_id", "=", issueId)
       .orderBy("labels.name")
       .execute(),
-    issue.parent_issue_id ? getIssue(db, workspaceId, issue.parent_issue_id).catch(() => undefined) : undefined,
     db
       .selectFrom("issues")
       .select(["number", "title", "status"])
-      .where("parent_issue_id", "=", issue.id)
+      .where("parent_issue_id", "=", issueId)
       .orderBy("number")
       .limit(SUB_ISSUE_LIMIT)
       .execute(),
-    commentsAfter(db, issue.id, null),
+    commentsAfter(db, issueId, null),
   ]);
+  const parent = issue.parent_issue_id
+    ? await getIssue(db, workspaceId, issue.parent_issue_id).catch(() => undefined)
+    : undefined;
   const trigger = TRIGGER_TEXT[task.trigger] ?? task.trigger;
   const triggerComment = task.comment_id ? comments.find((comment) => comment.id === task.comment_id) : undefined;
   const lines = [

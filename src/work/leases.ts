@@ -5,8 +5,9 @@ import { sql } from "kysely";
 import { type Db, isPostgres } from "../db/index.ts";
 import type { AgentsTable } from "../db/schema.ts";
 import { newId, now, timestampAt } from "../db/values.ts";
-import { appendEvent } from "../events/outbox.ts";
-import { lockAgentWork, runningTaskCount, syncAgentStatus } from "./agent-work-status.ts";
+import { appendEvent } from "../events/append.ts";
+import { changeAgentStatus } from "../platform/agents/service.ts";
+import { agentWithRunningTasks, lockAgentWork, syncAgentStatus } from "./agent-work-status.ts";
 import type { TaskRow } from "./queue.ts";
 import { appendRunEvents, runErrorEvent } from "./run-events.ts";
 
@@ -27,6 +28,8 @@ export interface ClaimedTask {
   runStartedAt: string;
   /** True when the claim resumes a run that waited for approvals (same run, same attempt). */
   resumed: boolean;
+  /** Whether the claim saw other claimable tasks after this one (then the worker claims again at once). */
+  moreQueued: boolean;
 }
 
 /** How many claimable tasks one claim looks at, in case the first ones belong to agents already at their limit. */
@@ -70,11 +73,13 @@ export async function claimNextTask(db: Db, settings: ClaimSettings): Promise<Cl
       .orderBy("tasks.id")
       .limit(CANDIDATES);
     if (postgres) candidates = candidates.forUpdate("tasks").skipLocked();
-    for (const candidate of await candidates.execute()) {
+    const claimable = await candidates.execute();
+    for (const [index, candidate] of claimable.entries()) {
       // Two processes may both have seen room for the agent: the lock makes the second one count again.
       await lockAgentWork(trx, candidate.agent_id);
-      const agent = await trx.selectFrom("agents").selectAll().where("id", "=", candidate.agent_id).executeTakeFirst();
-      if (!agent || (await runningTaskCount(trx, agent.id)) >= Number(agent.max_concurrent_tasks)) continue;
+      const found = await agentWithRunningTasks(trx, candidate.agent_id);
+      if (!found || Number(found.running_tasks) >= Number(found.max_concurrent_tasks)) continue;
+      const { running_tasks: _, ...agent } = found;
       const resumed = Number(candidate.resume) === 1;
       const runId = resumed ? undefined : newId();
       const task = await trx
@@ -123,7 +128,8 @@ export async function claimNextTask(db: Db, settings: ClaimSettings): Promise<Cl
           .executeTakeFirst();
         runStartedAt = run?.started_at ?? at;
       }
-      // The agent's `working` status is written beside the run's start (task-run.ts), not here.
+      // The agent works now: its lock is held and its running tasks counted, so this is the status they call for.
+      await changeAgentStatus(trx, task.workspace_id, task.agent_id, "working", { type: "agent", id: task.agent_id });
       await appendEvent(trx, {
         workspaceId: task.workspace_id,
         type: "task.started",
@@ -144,7 +150,8 @@ export async function claimNextTask(db: Db, settings: ClaimSettings): Promise<Cl
           data: { task_id: task.id, agent_id: task.agent_id, model },
         });
       }
-      return { task, agent, runId: task.run_id ?? runId!, runStartedAt, resumed };
+      const moreQueued = index < claimable.length - 1;
+      return { task, agent, runId: task.run_id ?? runId!, runStartedAt, resumed, moreQueued };
     }
     return undefined;
   });

@@ -4,7 +4,7 @@
 import type { ToolCallRecord, Usage } from "../agents/model.ts";
 import { type Db, isPostgres } from "../db/index.ts";
 import { newId, now, timestampAt, toJson } from "../db/values.ts";
-import { appendEvent } from "../events/outbox.ts";
+import { appendEvent } from "../events/append.ts";
 import { syncAgentStatus } from "./agent-work-status.ts";
 import { toApproval } from "./approvals.ts";
 import { type ClaimedTask, retryDelayMs } from "./leases.ts";
@@ -51,56 +51,83 @@ function runFinishedEvent(claimed: ClaimedTask, status: string, error: string | 
   };
 }
 
-/** The run ended normally: the task succeeded, unless new input arrived since `inputVersion` (then the run goes on). */
+/** Thrown inside a transaction to roll back what it wrote before learning the task is no longer ours. */
+class NotOursAnymore extends Error {
+  constructor(readonly why: NotOurs) {
+    super(why);
+  }
+}
+
+/**
+ * The run ended normally: the task succeeded, unless new input arrived since `inputVersion` (then the run goes on).
+ * `alongside` (the agent's answer as its comment) commits with the success, or not at all. It runs first: it locks
+ * the issue, and whoever changes an issue and then its tasks (an un-assignment) takes the two in that order too.
+ */
 export async function completeTask(
   db: Db,
   claimed: ClaimedTask,
   owner: string,
   inputVersion: number,
   tally: RunTally,
+  alongside?: (trx: Db) => Promise<unknown>,
 ): Promise<NotOurs | "succeeded"> {
-  return db.transaction().execute(async (trx) => {
-    const at = now();
-    const task = await trx
-      .updateTable("tasks")
-      .set({
-        status: "succeeded",
-        error: null,
-        lease_owner: null,
-        lease_expires_at: null,
-        finished_at: at,
-        updated_at: at,
-      })
-      .where("id", "=", claimed.task.id)
-      .where("status", "=", "running")
-      .where("lease_owner", "=", owner)
-      .where("input_version", "=", inputVersion)
-      .returning(["id", "agent_id", "workspace_id", "issue_id", "attempt"])
-      .executeTakeFirst();
-    if (!task) {
-      const why = await heldTask(trx, claimed, owner);
-      return typeof why === "string" ? why : "more_input";
-    }
-    await trx
-      .updateTable("runs")
-      .set({ status: "succeeded", finished_at: at, ...usageColumns(tally) })
-      .where("id", "=", claimed.runId)
-      .execute();
-    const finished = { type: "RUN_FINISHED", threadId: task.id, runId: claimed.runId };
-    await storeRunEvents(trx, claimed.runId, tally.lastSeq, [finished]);
-    await syncAgentStatus(trx, { id: task.agent_id, workspaceId: task.workspace_id });
-    await appendEvent(trx, runFinishedEvent(claimed, "succeeded", null));
-    await appendEvent(trx, {
-      workspaceId: task.workspace_id,
-      type: "task.succeeded",
-      entityType: "task",
-      entityId: task.id,
-      issueId: task.issue_id,
-      actor: null,
-      data: { agent_id: task.agent_id, attempt: Number(task.attempt), run_id: claimed.runId },
-    });
-    return "succeeded";
+  try {
+    return await db.transaction().execute((trx) => succeed(trx, claimed, owner, inputVersion, tally, alongside));
+  } catch (error) {
+    if (error instanceof NotOursAnymore) return error.why;
+    throw error;
+  }
+}
+
+async function succeed(
+  trx: Db,
+  claimed: ClaimedTask,
+  owner: string,
+  inputVersion: number,
+  tally: RunTally,
+  alongside?: (trx: Db) => Promise<unknown>,
+): Promise<"succeeded"> {
+  await alongside?.(trx);
+  const at = now();
+  const task = await trx
+    .updateTable("tasks")
+    .set({
+      status: "succeeded",
+      error: null,
+      lease_owner: null,
+      lease_expires_at: null,
+      finished_at: at,
+      updated_at: at,
+    })
+    .where("id", "=", claimed.task.id)
+    .where("status", "=", "running")
+    .where("lease_owner", "=", owner)
+    .where("input_version", "=", inputVersion)
+    .returning(["id", "agent_id", "workspace_id", "issue_id", "attempt"])
+    .executeTakeFirst();
+  if (!task) {
+    const why = await heldTask(trx, claimed, owner);
+    throw new NotOursAnymore(typeof why === "string" ? why : "more_input");
+  }
+  await trx
+    .updateTable("runs")
+    .set({ status: "succeeded", finished_at: at, ...usageColumns(tally) })
+    .where("id", "=", claimed.runId)
+    .execute();
+  const finished = { type: "RUN_FINISHED", threadId: task.id, runId: claimed.runId };
+  await storeRunEvents(trx, claimed.runId, tally.lastSeq, [finished]);
+  await syncAgentStatus(trx, { id: task.agent_id, workspaceId: task.workspace_id });
+  await appendEvent(trx, runFinishedEvent(claimed, "succeeded", null));
+  await appendEvent(trx, {
+    workspaceId: task.workspace_id,
+    type: "task.succeeded",
+    entityType: "task",
+    entityId: task.id,
+    issueId: task.issue_id,
+    actor: null,
+    data: { agent_id: task.agent_id, attempt: Number(task.attempt), run_id: claimed.runId },
   });
+  return "succeeded";
 }
 
 export interface Failure {

@@ -5,7 +5,7 @@ import { sql } from "kysely";
 import type { Db } from "../db/index.ts";
 import type { TasksTable } from "../db/schema.ts";
 import { newId, now } from "../db/values.ts";
-import { appendEvent } from "../events/outbox.ts";
+import { appendEvent } from "../events/append.ts";
 import type { Actor } from "../platform/access.ts";
 import { recordActivity } from "../platform/activity/record.ts";
 import { appendRunEvents, runErrorEvent } from "./run-events.ts";

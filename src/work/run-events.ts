@@ -49,23 +49,26 @@ export async function streamRunEvents(db: Db, runId: string, afterSeq: number, e
 export async function storeRunEvents(db: Db, runId: string, afterSeq: number, events: RunEvent[]): Promise<number> {
   if (events.length === 0) return afterSeq;
   if (isPostgres(db)) {
-    await postgresInsert(runId, afterSeq, events).execute(db);
-  } else {
-    let seq = afterSeq;
-    const at = now();
-    await db
-      .insertInto("run_events")
-      .values(
-        events.map((event) => ({
-          run_id: runId,
-          seq: ++seq,
-          type: event.type,
-          data: JSON.stringify(event),
-          created_at: at,
-        })),
-      )
-      .execute();
+    // The NOTIFY in the same statement: it goes out at commit, once the rows are in.
+    await sql`
+      with stored as (${postgresInsert(runId, afterSeq, events)})
+      select ${notification({ kind: "run", runId })}`.execute(db);
+    return afterSeq + events.length;
   }
+  let seq = afterSeq;
+  const at = now();
+  await db
+    .insertInto("run_events")
+    .values(
+      events.map((event) => ({
+        run_id: runId,
+        seq: ++seq,
+        type: event.type,
+        data: JSON.stringify(event),
+        created_at: at,
+      })),
+    )
+    .execute();
   await announce(db, { kind: "run", runId });
   return afterSeq + events.length;
 }

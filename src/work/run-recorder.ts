@@ -9,7 +9,7 @@ import type { Db } from "../db/index.ts";
 import { type RunEvent, streamRunEvents } from "./run-events.ts";
 
 /** How long events wait to be written with the ones after them. */
-const BATCH_MS = 20;
+const BATCH_MS = 40;
 
 export interface RecorderLog {
   warn(object: object, message: string): void;
@@ -31,8 +31,6 @@ export class RunRecorder implements RunSink {
     /** The number of the last event already stored for this run. */
     private seq: number,
     private readonly log: RecorderLog,
-    /** Writes made beside the run's start (the agent's status) that must be in before whatever ends the run. */
-    private readonly startWrites: Promise<unknown> = Promise.resolve(),
   ) {}
 
   runStarted(threadId: string): void {
@@ -86,12 +84,11 @@ export class RunRecorder implements RunSink {
   }
 
   /**
-   * Closes text or tool calls a stopped run left open (the AG-UI rules want every START ended) and writes everything
-   * (the start's writes included); the run's last event is then written by whoever ends it.
+   * Closes text or tool calls a stopped run left open (the AG-UI rules want every START ended) and writes everything;
+   * the run's last event is then written by whoever ends it.
    */
   async settle(): Promise<void> {
     this.closeOpenBlocks();
-    await this.startWrites;
     await this.flush();
   }
 

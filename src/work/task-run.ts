@@ -16,7 +16,6 @@ import { type Issue, updateIssue } from "../platform/issues/service.ts";
 import { PLATFORM_TOOL_NAMES } from "../platform/tools.ts";
 import type { ToolInvoker } from "../tools/invoker.ts";
 import type { Tool } from "../tools/registry.ts";
-import { markAgentWorking } from "./agent-work-status.ts";
 import { decisionFor } from "./approvals.ts";
 import { buildTaskFrame, newComments } from "./frame.ts";
 import type { ClaimedTask } from "./leases.ts";
@@ -69,11 +68,8 @@ export class TaskRunner {
   /** Works the claimed task until its run ends, waits for approval, or `signal` stops it (reason: StopReason). */
   async run(claimed: ClaimedTask, owner: string, signal: AbortSignal): Promise<RunEnd> {
     const { db } = this.options;
-    const working = markAgentWorking(db, { id: claimed.task.agent_id, workspaceId: claimed.task.workspace_id }).catch(
-      (error: unknown) => this.options.log.warn({ err: error, taskId: claimed.task.id }, "agent status not written"),
-    );
     const startSeq = claimed.resumed ? await lastEventSeq(db, claimed.runId) : 0;
-    const recorder = new RunRecorder(db, claimed.runId, startSeq, this.options.log, working);
+    const recorder = new RunRecorder(db, claimed.runId, startSeq, this.options.log);
     let mcp: McpToolset = NO_MCP_TOOLS;
     try {
       const agent = toAgent(claimed.agent);
@@ -152,20 +148,23 @@ export class TaskRunner {
         });
         return Array.isArray(paused) ? { kind: "waiting" } : this.notOurs(paused, claimed, owner, recorder);
       }
-      const fresh = await newComments(db, claimed.task, seenUntil);
+      // The run's events so far are written while the comments are read.
+      const [fresh] = await Promise.all([newComments(db, claimed.task, seenUntil), recorder.flush()]);
       if (fresh) seenUntil = fresh.seenUntil;
       commented ||= fresh?.byAgent ?? false;
       if (fresh?.message) {
         result = await turn([fresh.message]);
         continue;
       }
-      if (!commented && result.text.trim() !== "") {
-        const { workspace_id, issue_id } = claimed.task;
-        await addComment(db, workspace_id, issue_id, { content: result.text }, actorOf(agent));
-        commented = true;
-      }
+      // The answer becomes the agent's comment in the transaction that ends the task (not at all if it does not).
+      const answer = !commented && result.text.trim() !== "" ? result.text : undefined;
+      const postAnswer =
+        answer === undefined
+          ? undefined
+          : (trx: Db) =>
+              addComment(trx, claimed.task.workspace_id, claimed.task.issue_id, { content: answer }, actorOf(agent));
       await recorder.settle();
-      const ended = await completeTask(db, claimed, owner, inputVersion, recorder);
+      const ended = await completeTask(db, claimed, owner, inputVersion, recorder, postAnswer);
       if (ended === "succeeded") return { kind: "succeeded" };
       if (ended !== "more_input") return this.notOurs(ended, claimed, owner, recorder);
       // A trigger folded in between the last look at the comments and the end: look again.

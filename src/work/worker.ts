@@ -36,9 +36,13 @@ export class Worker {
   private readonly timers = new Set<NodeJS.Timeout>();
   private stopSignals: (() => void) | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
-  private claiming: Promise<void> | undefined;
+  /** Claims under way: several at once when several slots are free and the queue has work. */
+  private readonly claims = new Set<Promise<void>>();
+  /** Counts calls to claim(), so a claim that found nothing knows whether work was announced meanwhile. */
+  private wakeups = 0;
+  /** Whether the last claim that ended saw more tasks waiting: only then may claims run side by side. */
+  private queueHadWork = true;
   private sweeping: Promise<void> | undefined;
-  private claimAgain = false;
   private stopped = false;
 
   constructor(
@@ -76,38 +80,41 @@ export class Worker {
   async stop(): Promise<void> {
     this.stopClaiming();
     this.stopSignals?.();
-    await Promise.all([this.claiming, this.sweeping]);
+    await Promise.all([...this.claims, this.sweeping]);
     for (const task of this.running.values()) task.controller.abort("shutdown" satisfies StopReason);
     await Promise.all([...this.running.values()].map((task) => task.done));
   }
 
-  /** Claims tasks while there is room; calls made while a claim is under way make it look once more after. */
+  /**
+   * Claims tasks while there is room: one claim when the queue may be empty, more side by side (one per free slot)
+   * while claims see more tasks waiting. A claim that saw no more looks once more if work was announced meanwhile.
+   */
   claim(): void {
+    this.wakeups++;
     if (this.stopped || this.settings.workers === 0) return;
-    if (this.claiming) {
-      this.claimAgain = true;
-      return;
-    }
-    this.claiming = this.claimWhileRoom().finally(() => {
-      this.claiming = undefined;
+    const room = this.settings.workers - this.running.size - this.claims.size;
+    if (room <= 0 || (this.claims.size > 0 && !this.queueHadWork)) return;
+    const claim: Promise<void> = this.claimOne().then((again) => {
+      this.claims.delete(claim);
+      if (again) this.claim();
     });
+    this.claims.add(claim);
   }
 
-  private async claimWhileRoom(): Promise<void> {
-    do {
-      this.claimAgain = false;
-      while (!this.stopped && this.running.size < this.settings.workers) {
-        let claimed: ClaimedTask | undefined;
-        try {
-          claimed = await claimNextTask(this.db, { ...this.settings, owner: this.owner });
-        } catch (error) {
-          this.log.warn({ message: error instanceof Error ? error.message : String(error) }, "claiming a task failed");
-          return;
-        }
-        if (!claimed) break;
-        this.launch(claimed);
-      }
-    } while (this.claimAgain && !this.stopped);
+  /** Claims one task and launches it; true when another claim should follow. */
+  private async claimOne(): Promise<boolean> {
+    const wakeupsBefore = this.wakeups;
+    let claimed: ClaimedTask | undefined;
+    try {
+      claimed = await claimNextTask(this.db, { ...this.settings, owner: this.owner });
+    } catch (error) {
+      this.queueHadWork = false;
+      this.log.warn({ message: error instanceof Error ? error.message : String(error) }, "claiming a task failed");
+      return false;
+    }
+    this.queueHadWork = claimed?.moreQueued ?? false;
+    if (claimed) this.launch(claimed);
+    return this.queueHadWork || this.wakeups !== wakeupsBefore;
   }
 
   private launch(claimed: ClaimedTask): void {

@@ -1,8 +1,7 @@
 // Every mutation writes one activity row, inside the same transaction as the change it describes, and the same entry
 // as an event in the workspace's outbox (stream, webhooks): no caller can write one without the other.
 import type { Db } from "../../db/index.ts";
-import { newId, now, toJson } from "../../db/values.ts";
-import { appendEvent } from "../../events/outbox.ts";
+import { appendActivity } from "../../events/append.ts";
 import type { Actor } from "../access.ts";
 
 export interface ActivityEntry {
@@ -18,25 +17,9 @@ export interface ActivityEntry {
   details?: Record<string, unknown>;
 }
 
-/** Call it after the change's other writes (see appendEvent for why). */
-export async function recordActivity(db: Db, entry: ActivityEntry): Promise<void> {
-  if (!db.isTransaction) return db.transaction().execute((trx) => recordActivity(trx, entry));
-  await db
-    .insertInto("activity")
-    .values({
-      id: newId(),
-      workspace_id: entry.workspaceId,
-      entity_type: entry.entityType,
-      entity_id: entry.entityId,
-      issue_id: entry.issueId ?? null,
-      actor_type: entry.actor.type,
-      actor_id: entry.actor.id,
-      action: entry.action,
-      details: toJson(entry.details ?? {}),
-      created_at: now(),
-    })
-    .execute();
-  await appendEvent(db, {
+/** Records the entry, and its event in the outbox, when the transaction commits (see appendEvent). */
+export function recordActivity(db: Db, entry: ActivityEntry): Promise<void> {
+  return appendActivity(db, {
     workspaceId: entry.workspaceId,
     type: entry.action,
     entityType: entry.entityType,

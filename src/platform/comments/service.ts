@@ -52,42 +52,42 @@ export async function addComment(
   body: CreateCommentFields,
   actor: Actor,
 ): Promise<Comment> {
-  return db.transaction().execute(async (trx) => {
-    const issue = await getIssue(trx, workspaceId, issueId, "share");
-    if (body.parent_id != null) await getComment(trx, workspaceId, issue.id, body.parent_id);
-    const at = now();
-    const row: CommentsTable = {
-      id: newId(),
-      workspace_id: workspaceId,
-      issue_id: issue.id,
-      parent_id: body.parent_id ?? null,
-      author_type: actor.type,
-      author_id: actor.id,
-      content: body.content,
-      created_at: at,
-      updated_at: at,
-    };
-    await trx.insertInto("comments").values(row).execute();
-    const announceWork = await work.commentAdded(trx, {
-      workspaceId,
-      issueId: issue.id,
-      commentId: row.id,
-      content: row.content,
-      author: actor,
-      assignee: { type: issue.assignee_type, id: issue.assignee_id },
-    });
-    await recordActivity(trx, {
-      workspaceId,
-      entityType: "comment",
-      entityId: row.id,
-      issueId: issue.id,
-      actor,
-      action: "comment.created",
-      details: { identifier: issue.identifier, ...(row.parent_id && { parent_id: row.parent_id }) },
-    });
-    await announceWork();
-    return toComment(row);
+  // Inside a transaction of the caller's (a task's end posts the agent's answer with it), or in one of its own.
+  if (!db.isTransaction) return db.transaction().execute((own) => addComment(own, workspaceId, issueId, body, actor));
+  const issue = await getIssue(db, workspaceId, issueId, "share");
+  if (body.parent_id != null) await getComment(db, workspaceId, issue.id, body.parent_id);
+  const at = now();
+  const row: CommentsTable = {
+    id: newId(),
+    workspace_id: workspaceId,
+    issue_id: issue.id,
+    parent_id: body.parent_id ?? null,
+    author_type: actor.type,
+    author_id: actor.id,
+    content: body.content,
+    created_at: at,
+    updated_at: at,
+  };
+  await db.insertInto("comments").values(row).execute();
+  const announceWork = await work.commentAdded(db, {
+    workspaceId,
+    issueId: issue.id,
+    commentId: row.id,
+    content: row.content,
+    author: actor,
+    assignee: { type: issue.assignee_type, id: issue.assignee_id },
   });
+  await recordActivity(db, {
+    workspaceId,
+    entityType: "comment",
+    entityId: row.id,
+    issueId: issue.id,
+    actor,
+    action: "comment.created",
+    details: { identifier: issue.identifier, ...(row.parent_id && { parent_id: row.parent_id }) },
+  });
+  await announceWork();
+  return toComment(row);
 }
 
 function requireAuthorOrAdmin(comment: Comment, actor: Actor, role: Role): void {
