@@ -91,9 +91,12 @@ export async function eventsPlugin(app: FastifyInstance, options: EventsOptions)
   };
   const deliverer = new WebhookDeliverer(workDb, dialect, delivery, app.log);
   const fanOut = new WebhookFanOut(workDb, dialect, () => deliverer.kick(), logError);
-  signal.onHint((workspaceId) => fanOut.hint(workspaceId));
+  signal.onHint((workspaceId, _seq, event) => fanOut.hint(workspaceId, event));
   const sweepFanOut = () => void fanOut.sweep().catch(logError);
-  signal.onResync(sweepFanOut);
+  signal.onResync(() => {
+    fanOut.forget();
+    sweepFanOut();
+  });
   const fanOutSweep = setInterval(sweepFanOut, tuning.sweepMs ?? DEFAULT_SWEEP_MS).unref();
 
   app.addHook("onReady", async () => {

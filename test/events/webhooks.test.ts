@@ -302,5 +302,29 @@ describe.each(testDialects.filter((dialect) => dialect === "postgres"))(
       expect(new Set(ids)).toEqual(new Set(events.map((event: any) => event.id)));
       for (const request of receiver.to("/shared")) WebhookReceiver.verify(request, hook.secret);
     });
+
+    it("a hook created on one process in a workspace the other knew without hooks gets the next event at once", async () => {
+      const { token } = await registerUser(a.api, "late");
+      const ws = (await a.api.post("workspaces/", { name: "Late hook" }, { token })).body.id;
+      // Both processes see events of a workspace with no hook (and so stop looking for hooks on its events).
+      const issue = await createIssue(a.api, ws, token);
+      await b.api.post(`workspaces/${ws}/issues/${issue.id}/comments`, { content: "before the hook" }, { token });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await b.api.post(`workspaces/${ws}/webhooks`, { url: `${receiver.url}/late` }, { token });
+      const written = Date.now();
+      const comment = await a.api.post(
+        `workspaces/${ws}/issues/${issue.id}/comments`,
+        { content: "after the hook" },
+        { token },
+      );
+      const deliveredComment = () =>
+        receiver
+          .to("/late")
+          .map((request) => JSON.parse(request.body))
+          .find((event) => event.type === "comment.created" && event.entity_id === comment.body.id);
+      await waitFor(deliveredComment, "the comment's delivery");
+      // Well before the 5 s sweep that would find it otherwise.
+      expect(Date.now() - written).toBeLessThan(2_000);
+    });
   },
 );

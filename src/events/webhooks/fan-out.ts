@@ -13,9 +13,20 @@ const EVENTS_PER_TRANSACTION = 500;
 /** Rows per INSERT: 14 columns each, well inside both databases' parameter limits. */
 const ROWS_PER_INSERT = 200;
 
+/** Workspaces remembered as having no enabled hook; past this many the memory starts over. */
+const REMEMBERED_WITHOUT_HOOKS = 10_000;
+
 export class WebhookFanOut {
   /** Workspaces being worked on in this process, and whether a hint came in meanwhile. */
   private readonly running = new Map<string, { again: boolean }>();
+  /**
+   * Workspaces found to have no enabled hook, whose events need no look at all (most workspaces have none). Every
+   * hook change is a `webhook.*` event: seeing one, or an event whose type the hint does not carry, forgets the
+   * workspace. The periodic sweep covers the hint that never came.
+   */
+  private readonly withoutHooks = new Set<string>();
+  /** Counts the forgettings, so a look that began before one does not remember a workspace as hook-less. */
+  private forgotten = 0;
 
   constructor(
     private readonly db: Db,
@@ -25,8 +36,13 @@ export class WebhookFanOut {
     private readonly onError: (error: unknown) => void,
   ) {}
 
-  /** The workspace has new events: queue them for its hooks. Hints during a run make one more run, not one each. */
-  hint(workspaceId: string): void {
+  /**
+   * The workspace has new events (`event`: the newest, when the hint carried it): queue them for its hooks. Hints
+   * during a run make one more run, not one each.
+   */
+  hint(workspaceId: string, event?: { type: string }): void {
+    if (!event || event.type.startsWith("webhook.")) this.forget(workspaceId);
+    else if (this.withoutHooks.has(workspaceId)) return;
     const current = this.running.get(workspaceId);
     if (current) {
       current.again = true;
@@ -48,6 +64,13 @@ export class WebhookFanOut {
     })();
   }
 
+  /** Forgets which workspaces have no hook (the hints may have missed a change: the listener reconnected). */
+  forget(workspaceId?: string): void {
+    this.forgotten++;
+    if (workspaceId === undefined) this.withoutHooks.clear();
+    else this.withoutHooks.delete(workspaceId);
+  }
+
   /** Every workspace with an enabled hook behind its last event (start-up, missed hints). */
   async sweep(): Promise<void> {
     const behind = await this.hooksBehind().select("webhooks.workspace_id").distinct().execute();
@@ -63,11 +86,21 @@ export class WebhookFanOut {
   }
 
   private async queueWorkspace(workspaceId: string): Promise<void> {
-    const hooks = await this.hooksBehind()
-      .select("webhooks.id")
+    const forgottenBefore = this.forgotten;
+    const hooks = await this.db
+      .selectFrom("webhooks")
+      .leftJoin("event_counters", "event_counters.workspace_id", "webhooks.workspace_id")
+      .select(["webhooks.id", "webhooks.last_seq", "event_counters.last_seq as head"])
+      .where("webhooks.enabled", "=", 1)
       .where("webhooks.workspace_id", "=", workspaceId)
       .execute();
-    for (const hook of hooks) while (await this.queueBatch(hook.id)) {}
+    if (hooks.length === 0 && this.forgotten === forgottenBefore) {
+      if (this.withoutHooks.size >= REMEMBERED_WITHOUT_HOOKS) this.withoutHooks.clear();
+      this.withoutHooks.add(workspaceId);
+    }
+    for (const hook of hooks) {
+      if (Number(hook.last_seq) < Number(hook.head ?? 0)) while (await this.queueBatch(hook.id)) {}
+    }
   }
 
   /** Queues the next batch of the hook's events; true when there may be more. */
