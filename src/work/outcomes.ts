@@ -5,6 +5,7 @@ import type { ToolCallRecord, Usage } from "../agents/model.ts";
 import { type Db, isPostgres } from "../db/index.ts";
 import { newId, now, timestampAt, toJson } from "../db/values.ts";
 import { appendEvent } from "../events/append.ts";
+import type { EventType } from "../events/types.ts";
 import { syncAgentStatus } from "./agent-work-status.ts";
 import { toApproval } from "./approvals.ts";
 import { type ClaimedTask, retryDelayMs } from "./leases.ts";
@@ -37,6 +38,23 @@ async function heldTask(trx: Db, claimed: ClaimedTask, owner: string) {
   if (!task || task.status === "cancelled") return "cancelled" as const;
   if (task.status !== "running" || task.lease_owner !== owner) return "lost" as const;
   return task;
+}
+
+/** A task's own event (the platform's, no actor); `data` adds to the agent's id. */
+function taskEvent(
+  task: { id: string; workspace_id: string; issue_id: string; agent_id: string },
+  type: EventType,
+  data: Record<string, unknown>,
+) {
+  return {
+    workspaceId: task.workspace_id,
+    type,
+    entityType: "task",
+    entityId: task.id,
+    issueId: task.issue_id,
+    actor: null,
+    data: { agent_id: task.agent_id, ...data },
+  };
 }
 
 function runFinishedEvent(claimed: ClaimedTask, status: string, error: string | null) {
@@ -118,15 +136,7 @@ async function succeed(
   await storeRunEvents(trx, claimed.runId, tally.lastSeq, [finished]);
   await syncAgentStatus(trx, { id: task.agent_id, workspaceId: task.workspace_id });
   await appendEvent(trx, runFinishedEvent(claimed, "succeeded", null));
-  await appendEvent(trx, {
-    workspaceId: task.workspace_id,
-    type: "task.succeeded",
-    entityType: "task",
-    entityId: task.id,
-    issueId: task.issue_id,
-    actor: null,
-    data: { agent_id: task.agent_id, attempt: Number(task.attempt), run_id: claimed.runId },
-  });
+  await appendEvent(trx, taskEvent(task, "task.succeeded", { attempt: Number(task.attempt), run_id: claimed.runId }));
   return "succeeded";
 }
 
@@ -175,15 +185,10 @@ export async function failTask(
     await storeRunEvents(trx, claimed.runId, tally.lastSeq, [runErrorEvent(failure.message, failure.code)]);
     await syncAgentStatus(trx, { id: task.agent_id, workspaceId: task.workspace_id }, !retry);
     await appendEvent(trx, runFinishedEvent(claimed, "failed", failure.message));
-    await appendEvent(trx, {
-      workspaceId: task.workspace_id,
-      type: retry ? "task.queued" : "task.failed",
-      entityType: "task",
-      entityId: task.id,
-      issueId: task.issue_id,
-      actor: null,
-      data: { agent_id: task.agent_id, attempt, error: failure.message, retry },
-    });
+    await appendEvent(
+      trx,
+      taskEvent(task, retry ? "task.queued" : "task.failed", { attempt, error: failure.message, retry }),
+    );
     return retry ? { retryInMs } : "failed";
   });
 }
@@ -242,15 +247,7 @@ export async function releaseTask(db: Db, claimed: ClaimedTask, owner: string, t
     await storeRunEvents(trx, claimed.runId, tally.lastSeq, [runErrorEvent(message, "interrupted")]);
     await syncAgentStatus(trx, { id: task.agent_id, workspaceId: task.workspace_id });
     await appendEvent(trx, runFinishedEvent(claimed, "failed", message));
-    await appendEvent(trx, {
-      workspaceId: task.workspace_id,
-      type: "task.queued",
-      entityType: "task",
-      entityId: task.id,
-      issueId: task.issue_id,
-      actor: null,
-      data: { agent_id: task.agent_id, reason: "shutdown" },
-    });
+    await appendEvent(trx, taskEvent(task, "task.queued", { reason: "shutdown" }));
     await announce(trx, { kind: "tasks" });
   });
 }
@@ -317,15 +314,13 @@ export async function pauseForApproval(
       approvals.map((approval) => ({ type: "CUSTOM", name: "approval_requested", value: approval })),
     );
     await syncAgentStatus(trx, { id: task.agent_id, workspaceId: task.workspace_id });
-    await appendEvent(trx, {
-      workspaceId: task.workspace_id,
-      type: "task.waiting_approval",
-      entityType: "task",
-      entityId: task.id,
-      issueId: task.issue_id,
-      actor: null,
-      data: { agent_id: task.agent_id, run_id: claimed.runId, approval_ids: approvals.map((each) => each.id) },
-    });
+    await appendEvent(
+      trx,
+      taskEvent(task, "task.waiting_approval", {
+        run_id: claimed.runId,
+        approval_ids: approvals.map((each) => each.id),
+      }),
+    );
     for (const approval of approvals) {
       await appendEvent(trx, {
         workspaceId: task.workspace_id,
