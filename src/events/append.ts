@@ -67,10 +67,12 @@ function rowOf(input: NewEvent): PendingEvent["row"] {
 async function write(trx: Db, batch: PendingEvent[]): Promise<void> {
   const byWorkspace = new Map<string, PendingEvent[]>();
   for (const pending of batch) {
-    const workspaceId = pending.row.workspace_id;
-    byWorkspace.set(workspaceId, [...(byWorkspace.get(workspaceId) ?? []), pending]);
+    const events = byWorkspace.get(pending.row.workspace_id);
+    if (events) events.push(pending);
+    else byWorkspace.set(pending.row.workspace_id, [pending]);
   }
-  for (const [workspaceId, events] of byWorkspace) {
+  // Counters of several workspaces are locked in one order, so two such transactions cannot deadlock.
+  for (const [workspaceId, events] of [...byWorkspace].sort(([a], [b]) => (a < b ? -1 : 1))) {
     if (isPostgres(trx)) await writeOnPostgres(trx, workspaceId, events);
     else await writeOnSqlite(trx, workspaceId, events);
   }

@@ -34,25 +34,24 @@ export async function lastEventSeq(db: Db, runId: string): Promise<number> {
  * to watch, a crash may lose the last few of a run that the crash ends anyway, and every later durable commit (the
  * run's own end, its task's state) makes them durable too, WAL being written in order.
  */
-export async function streamRunEvents(db: Db, runId: string, afterSeq: number, events: RunEvent[]): Promise<number> {
-  if (!isPostgres(db) || events.length === 0) return storeRunEvents(db, runId, afterSeq, events);
-  // One statement, so one round trip: it is its own transaction, the setting holds for its commit, and the NOTIFY
-  // goes out once the rows are in.
-  await sql`
-    with unhurried as (select set_config('synchronous_commit', 'off', true)),
-    stored as (${postgresInsert(runId, afterSeq, events)})
-    select ${notification({ kind: "run", runId })} from unhurried`.execute(db);
-  return afterSeq + events.length;
+export function streamRunEvents(db: Db, runId: string, afterSeq: number, events: RunEvent[]): Promise<number> {
+  return store(db, runId, afterSeq, events, true);
 }
 
 /** Stores `events` after event number `afterSeq`; the caller is the run's only writer at the time. */
-export async function storeRunEvents(db: Db, runId: string, afterSeq: number, events: RunEvent[]): Promise<number> {
+export function storeRunEvents(db: Db, runId: string, afterSeq: number, events: RunEvent[]): Promise<number> {
+  return store(db, runId, afterSeq, events, false);
+}
+
+async function store(db: Db, runId: string, afterSeq: number, events: RunEvent[], unhurried: boolean): Promise<number> {
   if (events.length === 0) return afterSeq;
   if (isPostgres(db)) {
-    // The NOTIFY in the same statement: it goes out at commit, once the rows are in.
+    // One statement, so one round trip; the NOTIFY goes out at commit, once the rows are in. Unhurried, the statement
+    // is its own transaction and the setting holds for its commit.
+    const setting = unhurried ? sql`select set_config('synchronous_commit', 'off', true)` : sql`select 1`;
     await sql`
-      with stored as (${postgresInsert(runId, afterSeq, events)})
-      select ${notification({ kind: "run", runId })}`.execute(db);
+      with setting as (${setting}), stored as (${postgresInsert(runId, afterSeq, events)})
+      select ${notification({ kind: "run", runId })} from setting`.execute(db);
     return afterSeq + events.length;
   }
   let seq = afterSeq;
