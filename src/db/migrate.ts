@@ -8,6 +8,7 @@ import * as rateLimits from "./migrations/0006_rate_limits.ts";
 import * as streamTokens from "./migrations/0007_stream_tokens.ts";
 import * as mcpSessions from "./migrations/0008_mcp_sessions.ts";
 import * as callWorkspace from "./migrations/0009_call_workspace.ts";
+import * as taskUrgency from "./migrations/0010_task_urgency.ts";
 
 // Listed here rather than read from disk so migrations work the same under tsx, a bundle or a test runner.
 // Migrations never change once landed: add a new numbered file instead.
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   "0007_stream_tokens": streamTokens,
   "0008_mcp_sessions": mcpSessions,
   "0009_call_workspace": callWorkspace,
+  "0010_task_urgency": taskUrgency,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

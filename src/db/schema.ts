@@ -268,6 +268,8 @@ export interface TasksTable {
   resume: number;
   /** Not claimable before this time (retry backoff). */
   available_at: string;
+  /** 1 while the issue's priority is `urgent`: claims take these first (then the oldest). */
+  urgent: number;
   lease_owner: string | null;
   lease_expires_at: string | null;
   created_at: string;

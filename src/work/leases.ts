@@ -32,6 +32,12 @@ export interface ClaimedTask {
   moreQueued: boolean;
 }
 
+/**
+ * Queued, or waiting with every approval decided: the condition of tasks_claim_order_idx, written out with literals
+ * (not parameters) so that both databases match the query to that partial index.
+ */
+const CLAIMABLE = sql<boolean>`(tasks.status = 'queued' or (tasks.status = 'waiting_approval' and tasks.resume = 1))`;
+
 /** How many claimable tasks one claim looks at, in case the first ones belong to agents already at their limit. */
 const CANDIDATES = 16;
 
@@ -47,7 +53,6 @@ export async function claimNextTask(db: Db, settings: ClaimSettings): Promise<Cl
     let candidates = trx
       .selectFrom("tasks")
       .innerJoin("agents", "agents.id", "tasks.agent_id")
-      .leftJoin("issues", "issues.id", "tasks.issue_id")
       // Running tasks per agent, counted once for the whole query.
       .leftJoin(
         (eb) =>
@@ -60,15 +65,11 @@ export async function claimNextTask(db: Db, settings: ClaimSettings): Promise<Cl
         (join) => join.onRef("busy.agent_id", "=", "tasks.agent_id"),
       )
       .select(["tasks.id", "tasks.agent_id", "tasks.resume"])
-      .where((eb) =>
-        eb.or([
-          eb("tasks.status", "=", "queued"),
-          eb.and([eb("tasks.status", "=", "waiting_approval"), eb("tasks.resume", "=", 1)]),
-        ]),
-      )
+      .where(CLAIMABLE)
       .where("tasks.available_at", "<=", at)
       .where((eb) => eb(eb.fn.coalesce("busy.count", eb.lit(0)), "<", eb.ref("agents.max_concurrent_tasks")))
-      .orderBy(sql`case when issues.priority = 'urgent' then 0 else 1 end`)
+      // The order of tasks_claim_order_idx: the next tasks are read from it without sorting the queue.
+      .orderBy("tasks.urgent", "desc")
       .orderBy("tasks.created_at")
       .orderBy("tasks.id")
       .limit(CANDIDATES);

@@ -66,6 +66,8 @@ export async function enqueueTask(
       input_version: 0,
       resume: 0,
       available_at: at,
+      // Read from the issue in the same statement: the transaction that triggers the task may have just set it.
+      urgent: sql<number>`coalesce((select 1 from issues where id = ${input.issueId} and priority = 'urgent'), 0)`,
       lease_owner: null,
       lease_expires_at: null,
       created_at: at,

@@ -4,6 +4,7 @@
 import type { Db } from "../db/index.ts";
 import type { Actor } from "../platform/access.ts";
 import { type Announce, announceAll, cancelOpenTasks, enqueueTask } from "./queue.ts";
+import { OPEN_TASK_STATUSES } from "./schemas.ts";
 
 export type { Announce } from "./queue.ts";
 
@@ -85,6 +86,16 @@ export async function commentAdded(
     announcements.push(queued.announce);
   }
   return () => announceAll(announcements);
+}
+
+/** The issue's priority changed: its open tasks wait in the queue by the new one (urgent first). */
+export async function priorityChanged(trx: Db, change: { issueId: string; priority: string }): Promise<void> {
+  await trx
+    .updateTable("tasks")
+    .set({ urgent: change.priority === "urgent" ? 1 : 0 })
+    .where("issue_id", "=", change.issueId)
+    .where("status", "in", [...OPEN_TASK_STATUSES])
+    .execute();
 }
 
 /** The issue is being deleted: its open tasks are cancelled (and kept, with their runs). */

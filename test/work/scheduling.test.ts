@@ -51,6 +51,29 @@ describe.each(testDialects)("scheduling (%s)", (dialect) => {
     expect(asked).toEqual(["Newer, urgent", "Older, no priority", "Newest, no priority"]);
   });
 
+  it("a waiting task follows its issue's priority: made urgent it runs first, no longer urgent it waits its turn", async () => {
+    const agent = await createAgent(f, { name: "Reprioritised" });
+    const assigned = { assignee_type: "agent", assignee_id: agent.id };
+    const blocker = await createIssue(f, { title: `Blocker ${HOLD}`, ...assigned });
+    const running = await taskReaching(f, blocker.id, ["running"]);
+    const wasUrgent = await createIssue(f, { title: "Urgent when queued", priority: "urgent", ...assigned });
+    const becomesUrgent = await createIssue(f, { title: "Urgent later", priority: "low", ...assigned });
+    const issues = `workspaces/${f.ws}/issues/`;
+    for (const [issue, priority] of [
+      [wasUrgent, "high"],
+      [becomesUrgent, "urgent"],
+    ] as const) {
+      const patched = await f.api.patch(`${issues}${issue.id}`, { priority }, { token: f.member.token });
+      expect(patched.status).toBe(200);
+    }
+    for (const issue of [wasUrgent, becomesUrgent]) expect(await statusOf(issue.id)).toBe("queued");
+
+    await cancel(running.id);
+    await Promise.all([wasUrgent, becomesUrgent].map((issue) => taskReaching(f, issue.id)));
+    const asked = f.model.requests.slice(1).map((request) => /# \w+-\d+: (.*)/.exec(frameOf(request.body))?.[1]);
+    expect(asked).toEqual(["Urgent later", "Urgent when queued"]);
+  });
+
   it("an agent with max_concurrent_tasks 2 runs two at once; a process runs at most AGENT_WORKERS", async () => {
     const pair = await createAgent(f, { name: "Two at a time", max_concurrent_tasks: 2 });
     const single = await createAgent(f, { name: "Another" });

@@ -162,6 +162,7 @@ export async function updateIssue(
       })
       .where("id", "=", before.id)
       .execute();
+    if (changes.priority) await work.priorityChanged(trx, { issueId: before.id, priority: next.priority! });
     const announceWork = await work.assigneeChanged(trx, {
       workspaceId,
       issueId: before.id,
