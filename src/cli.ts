@@ -47,7 +47,7 @@ async function serve(args: string[]): Promise<void> {
   const host = values.host ?? config.host;
   const port = parsePort(values.port, config.port ?? 8000);
   const custom = await loadTools(values.tools);
-  const database = openDatabase(config.databaseUrl);
+  const database = openDatabase(config.databaseUrl, { maxConnections: config.databasePoolSize });
   const applied = await migrateToLatest(database.db);
   const registry = new ToolRegistry().addSource(staticSource(custom.tools));
   const drain = new Drain();
@@ -98,7 +98,7 @@ async function loadTools(path: string | undefined) {
 
 async function migrate(): Promise<void> {
   const config = readConfig();
-  const database = openDatabase(config.databaseUrl);
+  const database = openDatabase(config.databaseUrl, { maxConnections: config.databasePoolSize });
   const applied = await migrateToLatest(database.db);
   await database.close();
   console.log(applied.length ? `Applied ${applied.join(", ")}` : "Database is up to date");

@@ -89,6 +89,7 @@ const envSchema = z.object({
       })
       .default("sqlite:./data/agent-platform.db"),
   ),
+  DATABASE_POOL_SIZE: positiveWholeNumber("connections", 10),
   LOG_LEVEL: z.preprocess(
     emptyAsUndefined,
     z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -188,6 +189,8 @@ export interface Config {
   /** Undefined when PORT is unset: each command has its own default (serve 8000, call 8090). */
   port: number | undefined;
   databaseUrl: string;
+  /** PostgreSQL connections each process pools for requests and work (SQLite has one). */
+  databasePoolSize: number;
   logLevel: Env["LOG_LEVEL"];
   platformEnv: string;
   isDev: boolean;
@@ -286,6 +289,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: vars.HOST,
     port: vars.PORT,
     databaseUrl: vars.DATABASE_URL,
+    databasePoolSize: vars.DATABASE_POOL_SIZE,
     logLevel: vars.LOG_LEVEL,
     platformEnv: vars.PLATFORM_ENV,
     isDev,

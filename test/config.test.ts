@@ -141,6 +141,14 @@ describe("config", () => {
     expect(config.work).toMatchObject({ workers: 0, maxAttempts: 5, leaseMs: 1_500 });
   });
 
+  it("pools DATABASE_POOL_SIZE PostgreSQL connections, 10 unless set", () => {
+    expect(loadConfig({}).databasePoolSize).toBe(10);
+    expect(loadConfig({ DATABASE_POOL_SIZE: "25" }).databasePoolSize).toBe(25);
+    expect(configError({ DATABASE_POOL_SIZE: "0" })).toBe(
+      "Invalid configuration: DATABASE_POOL_SIZE must be a positive number of connections",
+    );
+  });
+
   it("limits every tool call to TOOL_TIMEOUT_MS, a minute unless set", () => {
     expect(loadConfig({}).toolTimeoutMs).toBe(60_000);
     expect(loadConfig({ TOOL_TIMEOUT_MS: "2500" }).toolTimeoutMs).toBe(2_500);

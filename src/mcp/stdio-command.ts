@@ -75,7 +75,7 @@ export async function runMcpCommand(args: string[]): Promise<number> {
   };
   try {
     if (config.mcp.apiKey !== undefined || flags.workspace !== undefined) {
-      database = openDatabase(config.databaseUrl);
+      database = openDatabase(config.databaseUrl, { maxConnections: config.databasePoolSize });
       await migrateToLatest(database.db);
       const core = buildCore(config, database.db, registry);
       closeStatus = () => core.status.close();

@@ -77,7 +77,7 @@ export async function startCallServer(options: CallServerOptions): Promise<CallS
 
   let database: ReturnType<typeof openDatabase>;
   try {
-    database = openDatabase(config.databaseUrl);
+    database = openDatabase(config.databaseUrl, { maxConnections: config.databasePoolSize });
   } catch (error) {
     await custom?.close();
     throw error;
