@@ -1,53 +1,9 @@
 // Event types: `<entity>.<verb>`. Every activity action is one; tasks, runs and approvals add theirs.
 import { z } from "zod";
 import { text } from "../platform/fields.ts";
+import { EVENT_TYPES } from "./event-types.ts";
 
-/** The types written today and by the features announced in spec agents-at-work §4 (listed in the API docs). */
-export const EVENT_TYPES = [
-  "workspace.created",
-  "workspace.updated",
-  "member.added",
-  "member.updated",
-  "member.removed",
-  "member.left",
-  "project.created",
-  "project.updated",
-  "project.deleted",
-  "issue.created",
-  "issue.updated",
-  "issue.deleted",
-  "comment.created",
-  "comment.updated",
-  "comment.deleted",
-  "label.created",
-  "label.updated",
-  "label.deleted",
-  "label.linked",
-  "label.unlinked",
-  "dependency.created",
-  "dependency.deleted",
-  "agent.created",
-  "agent.updated",
-  "agent.deleted",
-  "agent.status_changed",
-  "api_key.created",
-  "api_key.revoked",
-  "webhook.created",
-  "webhook.updated",
-  "webhook.deleted",
-  "webhook.secret_rotated",
-  "webhook.disabled",
-  "task.queued",
-  "task.started",
-  "task.waiting_approval",
-  "task.succeeded",
-  "task.failed",
-  "task.cancelled",
-  "run.started",
-  "run.finished",
-  "approval.requested",
-  "approval.decided",
-] as const;
+export { EVENT_TYPES } from "./event-types.ts";
 
 /** A known type, or any other `<entity>.<verb>` a newer feature writes (the filter takes both). */
 export type EventType = (typeof EVENT_TYPES)[number] | (string & {});

@@ -1,6 +1,7 @@
 // One workspace event stream per open workspace: a ticket from POST events/tickets, then EventSource on
 // events/stream?ticket=…; a dropped stream gets a new ticket and resumes after the last seq it saw.
 import { useEffect, useRef } from "react";
+import { EVENT_TYPES } from "../../src/events/event-types.ts";
 import { api } from "./api.ts";
 import type { PlatformEvent } from "./types.ts";
 
@@ -33,7 +34,8 @@ function open(channel: Channel): void {
         for (const handler of channel.handlers) handler(event);
       };
       source.onmessage = onFrame;
-      for (const type of KNOWN_TYPES) source.addEventListener(type, onFrame);
+      // EventSource hands a named frame only to a listener of that name.
+      for (const type of EVENT_TYPES) source.addEventListener(type, onFrame);
       // Every view asks the API again when the stream (re)opens: what happened before its first event is in
       // those answers, what happened while it was down comes again from after_seq.
       source.onopen = () => {
@@ -101,50 +103,3 @@ export function useCoalesced(refresh: () => void, delayMs = 100): () => void {
     }, delayMs);
   };
 }
-
-// The event names of src/events/types.ts: EventSource hands a named frame only to a listener of that name.
-const KNOWN_TYPES = [
-  "workspace.created",
-  "workspace.updated",
-  "member.added",
-  "member.updated",
-  "member.removed",
-  "member.left",
-  "project.created",
-  "project.updated",
-  "project.deleted",
-  "issue.created",
-  "issue.updated",
-  "issue.deleted",
-  "comment.created",
-  "comment.updated",
-  "comment.deleted",
-  "label.created",
-  "label.updated",
-  "label.deleted",
-  "label.linked",
-  "label.unlinked",
-  "dependency.created",
-  "dependency.deleted",
-  "agent.created",
-  "agent.updated",
-  "agent.deleted",
-  "agent.status_changed",
-  "api_key.created",
-  "api_key.revoked",
-  "webhook.created",
-  "webhook.updated",
-  "webhook.deleted",
-  "webhook.secret_rotated",
-  "webhook.disabled",
-  "task.queued",
-  "task.started",
-  "task.waiting_approval",
-  "task.succeeded",
-  "task.failed",
-  "task.cancelled",
-  "run.started",
-  "run.finished",
-  "approval.requested",
-  "approval.decided",
-];
