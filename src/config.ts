@@ -153,6 +153,7 @@ const envSchema = z.object({
   TASK_LEASE_MS: positiveWholeNumber("milliseconds", 30_000),
   TASK_RETRY_BASE_MS: positiveWholeNumber("milliseconds", 2_000),
   MCP_CONNECT_TIMEOUT_MS: positiveWholeNumber("milliseconds", 10_000),
+  AGENT_MCP_STDIO: bool,
   // Operations: graceful stop, metrics
   DRAIN_DELAY_MS: wholeMilliseconds(0),
   SHUTDOWN_TIMEOUT_MS: positiveWholeNumber("milliseconds", 10_000),
@@ -244,6 +245,11 @@ export interface Config {
     retryBaseMs: number;
     /** How long an agent's MCP server may take to connect before the run fails. */
     mcpConnectTimeoutMs: number;
+    /**
+     * Whether agents may have stdio MCP servers: commands the server runs on its host, which any workspace admin (so
+     * anyone who can sign up and make a workspace) could choose. On in dev, off elsewhere unless AGENT_MCP_STDIO=true.
+     */
+    mcpStdio: boolean;
   };
   operations: {
     /** After SIGTERM, how long the process keeps serving (with /ready at 503) so load balancers stop sending to it. */
@@ -325,6 +331,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       leaseMs: vars.TASK_LEASE_MS,
       retryBaseMs: vars.TASK_RETRY_BASE_MS,
       mcpConnectTimeoutMs: vars.MCP_CONNECT_TIMEOUT_MS,
+      mcpStdio: vars.AGENT_MCP_STDIO ?? isDev,
     },
     operations: {
       drainDelayMs: vars.DRAIN_DELAY_MS,

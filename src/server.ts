@@ -119,6 +119,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     passwordRounds: options.passwordRounds ?? DEFAULT_BCRYPT_ROUNDS,
     isDev: config.isDev,
     isKnownTool: registryToolNameCheck(tools),
+    mcpStdio: config.work.mcpStdio,
     issuePages: options.issuePageCache,
   });
   await app.register(eventsPlugin, {

@@ -136,6 +136,7 @@ describe("config", () => {
       leaseMs: 30_000,
       retryBaseMs: 2_000,
       mcpConnectTimeoutMs: 10_000,
+      mcpStdio: true,
     });
     const config = loadConfig({ AGENT_WORKERS: "0", TASK_MAX_ATTEMPTS: "5", TASK_LEASE_MS: "1500" });
     expect(config.work).toMatchObject({ workers: 0, maxAttempts: 5, leaseMs: 1_500 });
@@ -146,6 +147,17 @@ describe("config", () => {
     expect(loadConfig({ DATABASE_POOL_SIZE: "25" }).databasePoolSize).toBe(25);
     expect(configError({ DATABASE_POOL_SIZE: "0" })).toBe(
       "Invalid configuration: DATABASE_POOL_SIZE must be a positive number of connections",
+    );
+  });
+
+  it("runs stdio MCP servers (commands on the host) in dev only, unless AGENT_MCP_STDIO says otherwise", () => {
+    const production = { PLATFORM_ENV: "production", PLATFORM_JWT_SECRET: strongSecret };
+    expect(loadConfig({}).work.mcpStdio).toBe(true);
+    expect(loadConfig(production).work.mcpStdio).toBe(false);
+    expect(loadConfig({ ...production, AGENT_MCP_STDIO: "true" }).work.mcpStdio).toBe(true);
+    expect(loadConfig({ AGENT_MCP_STDIO: "false" }).work.mcpStdio).toBe(false);
+    expect(configError({ AGENT_MCP_STDIO: "sometimes" })).toBe(
+      "Invalid configuration: AGENT_MCP_STDIO must be true or false",
     );
   });
 

@@ -21,12 +21,14 @@ export interface PlatformOptions extends AccountOptions {
   dialect: SqlDialect;
   /** Agents may name only tools this says exist. */
   isKnownTool: ToolNameCheck;
+  /** Whether agents may have stdio MCP servers (AGENT_MCP_STDIO). */
+  mcpStdio: boolean;
   /** The issue list's page cache; a test hands its own to watch its size. */
   issuePages?: IssuePageCache;
 }
 
 export async function platformRoutes(app: FastifyInstance, options: PlatformOptions): Promise<void> {
-  const { db, dialect, authenticator, isKnownTool, issuePages } = options;
+  const { db, dialect, authenticator, isKnownTool, mcpStdio, issuePages } = options;
   const { tokens, loginLimiter, registrationLimiter, passwordRounds, isDev } = options;
   await app.register(accountRoutes, {
     db,
@@ -57,7 +59,7 @@ export async function platformRoutes(app: FastifyInstance, options: PlatformOpti
       ])
         await workspace.register(routes, { db });
       await workspace.register(issueRoutes, { db, dialect, pages: issuePages });
-      await workspace.register(agentRoutes, { db, isKnownTool });
+      await workspace.register(agentRoutes, { db, isKnownTool, stdioAllowed: mcpStdio });
     },
     { prefix: "/workspaces/:ws_id" },
   );

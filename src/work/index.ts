@@ -42,6 +42,7 @@ export async function workPlugin(app: FastifyInstance, options: WorkOptions): Pr
     tools: options.tools,
     modelSettings,
     mcpConnectTimeoutMs: settings.mcpConnectTimeoutMs,
+    mcpStdio: settings.mcpStdio,
     retryBaseMs: settings.retryBaseMs,
     log: app.log,
   });

@@ -9,6 +9,7 @@ import type { ThreadMessage } from "../agents/threads.ts";
 import type { Db } from "../db/index.ts";
 import { HttpError } from "../http/errors.ts";
 import type { Actor } from "../platform/access.ts";
+import { STDIO_OFF } from "../platform/agents/checks.ts";
 import { runtimeConfigSchema } from "../platform/agents/schemas.ts";
 import { type Agent, toAgent } from "../platform/agents/service.ts";
 import { addComment } from "../platform/comments/service.ts";
@@ -50,6 +51,8 @@ export interface TaskRunnerOptions {
   tools: ToolInvoker;
   modelSettings: ModelSettings;
   mcpConnectTimeoutMs: number;
+  /** Whether stdio MCP servers may run (AGENT_MCP_STDIO); an agent that still has one fails its run otherwise. */
+  mcpStdio: boolean;
   retryBaseMs: number;
   log: TaskRunLog;
 }
@@ -76,7 +79,7 @@ export class TaskRunner {
       const spec = this.options.runtime.agentSpec(agent);
       // A model that cannot be called fails the run before anything else moves.
       createModelClient(spec.model, this.options.modelSettings);
-      const config = runtimeConfigOf(agent);
+      const config = runtimeConfigOf(agent, this.options.mcpStdio);
       if (!claimed.resumed) recorder.runStarted(claimed.task.id);
       mcp = await connectMcpServers(config.mcp_servers ?? [], {
         timeoutMs: this.options.mcpConnectTimeoutMs,
@@ -254,15 +257,22 @@ export class TaskRunner {
 
 const actorOf = (agent: Agent): Actor => ({ type: "agent", id: agent.id });
 
-/** The agent's runtime_config as the runtime reads it; a stored value that no longer validates fails the run. */
-function runtimeConfigOf(agent: Agent) {
+/**
+ * The agent's runtime_config as the runtime reads it. A stored value that no longer validates fails the run, and so
+ * does a stdio MCP server (configured while they were allowed) on a server that runs none.
+ */
+function runtimeConfigOf(agent: Agent, stdioAllowed: boolean) {
   const parsed = runtimeConfigSchema.safeParse(agent.runtime_config);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  throw new RunError(
-    "invalid_runtime_config",
-    `The agent's runtime_config is invalid at ${issue?.path.join(".") || "(top)"}: ${issue?.message}`,
-  );
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new RunError(
+      "invalid_runtime_config",
+      `The agent's runtime_config is invalid at ${issue?.path.join(".") || "(top)"}: ${issue?.message}`,
+    );
+  }
+  const stdio = stdioAllowed ? undefined : parsed.data.mcp_servers?.find((server) => server.command !== undefined);
+  if (stdio) throw new RunError("mcp_stdio_off", `MCP server "${stdio.name}": ${STDIO_OFF}`);
+  return parsed.data;
 }
 
 /**

@@ -18,6 +18,8 @@ describe.each(testDialects)("MCP servers as an agent's tools (%s)", (dialect) =>
   let f: WorkFixture;
   /** Gives up on a server, and on a tool call, after half a second. */
   let impatient: WorkFixture;
+  /** A server that runs no stdio MCP servers (AGENT_MCP_STDIO=false, as outside dev by default). */
+  let noStdio: WorkFixture;
   let http: TestHttpMcpServer;
   let sse: TestHttpMcpServer;
   let silent: TestHttpMcpServer;
@@ -27,6 +29,7 @@ describe.each(testDialects)("MCP servers as an agent's tools (%s)", (dialect) =>
       model: f.model,
       env: { MCP_CONNECT_TIMEOUT_MS: "500", TOOL_TIMEOUT_MS: "500" },
     });
+    noStdio = await startWorkFixture(dialect, { model: f.model, env: { AGENT_MCP_STDIO: "false" } });
     [http, sse, silent] = await Promise.all([
       startStreamableHttpMcpServer(),
       startLegacySseMcpServer(),
@@ -35,6 +38,7 @@ describe.each(testDialects)("MCP servers as an agent's tools (%s)", (dialect) =>
   });
   afterAll(async () => {
     await impatient.close();
+    await noStdio.close();
     await f.close();
     await Promise.all([http.close(), sse.close(), silent.close()]);
   });
@@ -124,5 +128,49 @@ describe.each(testDialects)("MCP servers as an agent's tools (%s)", (dialect) =>
       expect(runs.map((run: { status: string }) => run.status)).toEqual(["failed", "failed", "failed"]);
     }
     expect(f.model.requests).toHaveLength(0);
+  });
+
+  it("with AGENT_MCP_STDIO off no one configures a stdio server (422 naming it), and an agent that has one fails", async () => {
+    const g = noStdio;
+    const agents = `workspaces/${g.ws}/agents/`;
+    const local = { name: "local", command: process.execPath, args: ["--import", "tsx", stdioServer] };
+    const servers = [{ name: "files", url: http.url }, local];
+    const created = await g.api.post(
+      agents,
+      { name: "Local", runtime_config: { mcp_servers: servers } },
+      { token: g.owner.token },
+    );
+    expect(created.status).toBe(422);
+    expect(created.body.detail[0]).toMatchObject({
+      loc: ["body", "runtime_config", "mcp_servers", "1", "command"],
+      msg: expect.stringContaining("AGENT_MCP_STDIO is off"),
+    });
+    const remote = await agentWithServers("Remote only", [{ name: "files", url: http.url }], g);
+    const patched = await g.api.patch(
+      `${agents}${remote.id}`,
+      { runtime_config: { mcp_servers: servers } },
+      { token: g.owner.token },
+    );
+    expect(patched.status).toBe(422);
+    const stored = (await g.api.get(`${agents}${remote.id}`, { token: g.member.token })).body;
+    expect(stored.runtime_config).toEqual({ mcp_servers: [{ name: "files", url: http.url }] });
+
+    // One configured while stdio servers were allowed (written here as a database restored from such a server would
+    // hold it): its run fails at once, naming the server and the setting; the command never runs, nothing retries.
+    const [kept] = await g.t.db
+      .updateTable("agents")
+      .set({ runtime_config: JSON.stringify({ mcp_servers: servers }) })
+      .where("id", "=", remote.id)
+      .returning("id")
+      .execute();
+    expect(kept).toBeDefined();
+    const draft = await createIssue(g, { assignee_type: "agent", assignee_id: remote.id });
+    const task = await taskReaching(g, draft.id);
+    expect(task).toMatchObject({
+      status: "failed",
+      attempt: 1,
+      error: expect.stringMatching(/^MCP server "local": .*AGENT_MCP_STDIO is off$/),
+    });
+    expect(g.model.requests).toHaveLength(0);
   });
 });

@@ -18,6 +18,8 @@ export interface AgentChecks {
   isKnownTool?: ToolNameCheck;
   /** The caller's role: a stdio MCP server runs a command on this host, so only admins configure one. */
   role?: Role;
+  /** False when this server runs no stdio MCP servers at all (AGENT_MCP_STDIO): none may be configured. */
+  stdioAllowed?: boolean;
 }
 
 export async function checkTools(
@@ -33,6 +35,9 @@ export async function checkTools(
   }
 }
 
+/** Why a stdio MCP server is refused when AGENT_MCP_STDIO is off; a run of an agent that still has one says it too. */
+export const STDIO_OFF = "This server runs no stdio MCP servers (commands on the host): AGENT_MCP_STDIO is off";
+
 const stdioServers = (runtimeConfig: Record<string, unknown> | null | undefined) =>
   JSON.stringify(
     ((runtimeConfig?.mcp_servers as McpServerConfig[] | undefined) ?? []).filter(
@@ -45,7 +50,18 @@ export function checkStdioServers(
   after: Record<string, unknown> | null | undefined,
   checks: AgentChecks,
 ): void {
-  if (after === undefined || checks.role === undefined || hasRole(checks.role, "admin")) return;
+  if (after === undefined) return;
+  if (checks.stdioAllowed === false) {
+    const servers = (after?.mcp_servers as McpServerConfig[] | undefined) ?? [];
+    const index = servers.findIndex((server) => server.command !== undefined);
+    if (index >= 0) {
+      throw invalid(
+        ["body", "runtime_config", "mcp_servers", String(index), "command"],
+        `${STDIO_OFF}: give the server's url instead`,
+      );
+    }
+  }
+  if (checks.role === undefined || hasRole(checks.role, "admin")) return;
   if (stdioServers(after) !== stdioServers(before)) {
     throw forbidden("Only an admin may configure a stdio MCP server (a command run on the server)");
   }

@@ -13,7 +13,7 @@ const tags = ["agents"];
 /** Registered under `/workspaces/:ws_id`, inside the membership guard. */
 export async function agentRoutes(
   app: FastifyInstance,
-  { db, isKnownTool }: { db: Db; isKnownTool?: ToolNameCheck },
+  { db, isKnownTool, stdioAllowed }: { db: Db; isKnownTool?: ToolNameCheck; stdioAllowed?: boolean },
 ): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
@@ -29,7 +29,7 @@ export async function agentRoutes(
       },
     },
     async (request, reply) => {
-      const checks = { isKnownTool, role: request.membership.role };
+      const checks = { isKnownTool, stdioAllowed, role: request.membership.role };
       return reply.code(201).send(await createAgent(db, request.params.ws_id, request.body, actorOf(request), checks));
     },
   );
@@ -69,7 +69,10 @@ export async function agentRoutes(
       },
     },
     async (request) =>
-      updateAgent(db, request.membership, request.params.agent_id, request.body, actorOf(request), { isKnownTool }),
+      updateAgent(db, request.membership, request.params.agent_id, request.body, actorOf(request), {
+        isKnownTool,
+        stdioAllowed,
+      }),
   );
 
   routes.delete(
