@@ -154,6 +154,7 @@ const envSchema = z.object({
   TASK_RETRY_BASE_MS: positiveWholeNumber("milliseconds", 2_000),
   MCP_CONNECT_TIMEOUT_MS: positiveWholeNumber("milliseconds", 10_000),
   AGENT_MCP_STDIO: bool,
+  AGENT_MCP_ALLOW_PRIVATE: bool,
   // Operations: graceful stop, metrics
   DRAIN_DELAY_MS: wholeMilliseconds(0),
   SHUTDOWN_TIMEOUT_MS: positiveWholeNumber("milliseconds", 10_000),
@@ -250,6 +251,11 @@ export interface Config {
      * anyone who can sign up and make a workspace) could choose. On in dev, off elsewhere unless AGENT_MCP_STDIO=true.
      */
     mcpStdio: boolean;
+    /**
+     * Whether agents' HTTP MCP servers may be on private, loopback or link-local addresses (and plain http): the
+     * server would otherwise reach its own network for anyone who can make a workspace. On in dev, off elsewhere.
+     */
+    mcpAllowPrivate: boolean;
   };
   operations: {
     /** After SIGTERM, how long the process keeps serving (with /ready at 503) so load balancers stop sending to it. */
@@ -332,6 +338,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       retryBaseMs: vars.TASK_RETRY_BASE_MS,
       mcpConnectTimeoutMs: vars.MCP_CONNECT_TIMEOUT_MS,
       mcpStdio: vars.AGENT_MCP_STDIO ?? isDev,
+      mcpAllowPrivate: vars.AGENT_MCP_ALLOW_PRIVATE ?? isDev,
     },
     operations: {
       drainDelayMs: vars.DRAIN_DELAY_MS,

@@ -23,6 +23,7 @@ import { listensOnLoopbackOnly, originIsLoopback } from "./http/loopback.ts";
 import { openapiOptions } from "./http/openapi.ts";
 import { logOneLinePerRequest } from "./http/request-log.ts";
 import { requestTimeoutOptions } from "./http/request-timeout.ts";
+import { systemResolver } from "./http/targets.ts";
 import { mcpRoutes } from "./mcp/index.ts";
 import { Drain } from "./ops/drain.ts";
 import { ServerMetrics } from "./ops/metrics.ts";
@@ -120,6 +121,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     isDev: config.isDev,
     isKnownTool: registryToolNameCheck(tools),
     mcpStdio: config.work.mcpStdio,
+    mcpTargets: { allowPrivate: config.work.mcpAllowPrivate, resolve: systemResolver },
     issuePages: options.issuePageCache,
   });
   await app.register(eventsPlugin, {

@@ -137,6 +137,7 @@ describe("config", () => {
       retryBaseMs: 2_000,
       mcpConnectTimeoutMs: 10_000,
       mcpStdio: true,
+      mcpAllowPrivate: true,
     });
     const config = loadConfig({ AGENT_WORKERS: "0", TASK_MAX_ATTEMPTS: "5", TASK_LEASE_MS: "1500" });
     expect(config.work).toMatchObject({ workers: 0, maxAttempts: 5, leaseMs: 1_500 });
@@ -150,12 +151,15 @@ describe("config", () => {
     );
   });
 
-  it("runs stdio MCP servers (commands on the host) in dev only, unless AGENT_MCP_STDIO says otherwise", () => {
+  it("runs stdio MCP servers and reaches private addresses for agents in dev only, unless told otherwise", () => {
     const production = { PLATFORM_ENV: "production", PLATFORM_JWT_SECRET: strongSecret };
     expect(loadConfig({}).work.mcpStdio).toBe(true);
     expect(loadConfig(production).work.mcpStdio).toBe(false);
     expect(loadConfig({ ...production, AGENT_MCP_STDIO: "true" }).work.mcpStdio).toBe(true);
     expect(loadConfig({ AGENT_MCP_STDIO: "false" }).work.mcpStdio).toBe(false);
+    expect(loadConfig(production).work.mcpAllowPrivate).toBe(false);
+    expect(loadConfig({ ...production, AGENT_MCP_ALLOW_PRIVATE: "true" }).work.mcpAllowPrivate).toBe(true);
+    expect(loadConfig({ AGENT_MCP_ALLOW_PRIVATE: "false" }).work.mcpAllowPrivate).toBe(false);
     expect(configError({ AGENT_MCP_STDIO: "sometimes" })).toBe(
       "Invalid configuration: AGENT_MCP_STDIO must be true or false",
     );

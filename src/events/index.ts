@@ -4,6 +4,7 @@
 import type { FastifyInstance } from "fastify";
 import type { Authenticator } from "../auth/authenticator.ts";
 import { type Db, openDatabase, type SqlDialect } from "../db/index.ts";
+import { systemResolver } from "../http/targets.ts";
 import { requireWorkspaceAccess } from "../platform/access.ts";
 import { eventRoutes, eventStreamRoute } from "./routes.ts";
 import { openEventSignal } from "./signal.ts";
@@ -17,7 +18,6 @@ import {
 } from "./webhooks/deliverer.ts";
 import { WebhookFanOut } from "./webhooks/fan-out.ts";
 import { webhookRoutes } from "./webhooks/routes.ts";
-import { systemResolver } from "./webhooks/target.ts";
 
 /** Tuning that tests and benchmarks change; every field has a production default. */
 export interface EventsTuning {

@@ -1,6 +1,7 @@
 // The platform API under /api/v1: accounts, then everything that needs a user, then everything inside a workspace.
 import type { FastifyInstance } from "fastify";
 import type { SqlDialect } from "../db/index.ts";
+import type { TargetPolicy } from "../http/targets.ts";
 import { requireAuthentication, requireWorkspaceAccess } from "./access.ts";
 import { type AccountOptions, accountRoutes } from "./accounts/routes.ts";
 import { activityRoutes } from "./activity/routes.ts";
@@ -23,12 +24,14 @@ export interface PlatformOptions extends AccountOptions {
   isKnownTool: ToolNameCheck;
   /** Whether agents may have stdio MCP servers (AGENT_MCP_STDIO). */
   mcpStdio: boolean;
+  /** Where agents' HTTP MCP servers may be (AGENT_MCP_ALLOW_PRIVATE). */
+  mcpTargets: TargetPolicy;
   /** The issue list's page cache; a test hands its own to watch its size. */
   issuePages?: IssuePageCache;
 }
 
 export async function platformRoutes(app: FastifyInstance, options: PlatformOptions): Promise<void> {
-  const { db, dialect, authenticator, isKnownTool, mcpStdio, issuePages } = options;
+  const { db, dialect, authenticator, isKnownTool, mcpStdio, mcpTargets, issuePages } = options;
   const { tokens, loginLimiter, registrationLimiter, passwordRounds, isDev } = options;
   await app.register(accountRoutes, {
     db,
@@ -59,7 +62,7 @@ export async function platformRoutes(app: FastifyInstance, options: PlatformOpti
       ])
         await workspace.register(routes, { db });
       await workspace.register(issueRoutes, { db, dialect, pages: issuePages });
-      await workspace.register(agentRoutes, { db, isKnownTool, stdioAllowed: mcpStdio });
+      await workspace.register(agentRoutes, { db, isKnownTool, stdioAllowed: mcpStdio, mcpTargets });
     },
     { prefix: "/workspaces/:ws_id" },
   );

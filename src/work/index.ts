@@ -7,6 +7,7 @@ import type { AgentRuntime } from "../agents/runtime.ts";
 import type { Authenticator } from "../auth/authenticator.ts";
 import type { Config } from "../config.ts";
 import type { Db } from "../db/index.ts";
+import { systemResolver } from "../http/targets.ts";
 import type { Drain } from "../ops/drain.ts";
 import { requireWorkspaceAccess } from "../platform/access.ts";
 import type { ToolInvoker } from "../tools/invoker.ts";
@@ -43,6 +44,7 @@ export async function workPlugin(app: FastifyInstance, options: WorkOptions): Pr
     modelSettings,
     mcpConnectTimeoutMs: settings.mcpConnectTimeoutMs,
     mcpStdio: settings.mcpStdio,
+    mcpTargets: { allowPrivate: settings.mcpAllowPrivate, resolve: systemResolver },
     retryBaseMs: settings.retryBaseMs,
     log: app.log,
   });

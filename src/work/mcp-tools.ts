@@ -5,7 +5,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpServerConfig } from "../platform/agents/schemas.ts";
 import type { JsonSchemaObject, Tool } from "../tools/registry.ts";
 
@@ -29,10 +29,14 @@ export interface McpToolset {
 export const NO_MCP_TOOLS: McpToolset = { tools: [], close: async () => {} };
 
 /** Connects to every server (all at once); if one fails, the others are closed and the error names it. */
-export async function connectMcpServers(
-  servers: McpServerConfig[],
-  options: { timeoutMs: number; signal: AbortSignal },
-): Promise<McpToolset> {
+export interface McpConnectOptions {
+  timeoutMs: number;
+  signal: AbortSignal;
+  /** Every HTTP request to the servers goes through it (mcp-fetch.ts checks where it connects). */
+  fetch: FetchLike;
+}
+
+export async function connectMcpServers(servers: McpServerConfig[], options: McpConnectOptions): Promise<McpToolset> {
   if (servers.length === 0) return NO_MCP_TOOLS;
   const attempts = await Promise.allSettled(servers.map((server) => connectOne(server, options)));
   const connected = attempts.flatMap((attempt) => (attempt.status === "fulfilled" ? [attempt.value] : []));
@@ -52,10 +56,7 @@ interface ConnectedServer {
   tools: Tool[];
 }
 
-async function connectOne(
-  server: McpServerConfig,
-  options: { timeoutMs: number; signal: AbortSignal },
-): Promise<ConnectedServer> {
+async function connectOne(server: McpServerConfig, options: McpConnectOptions): Promise<ConnectedServer> {
   const where = server.url ? server.url : `command ${server.command}`;
   const failure = (reason: string) =>
     new McpServerError(`MCP server "${server.name}" (${where}) could not be reached: ${reason}`);
@@ -88,11 +89,11 @@ async function connectOne(
       const url = new URL(server.url);
       const requestInit = server.headers ? { headers: server.headers } : undefined;
       try {
-        client = await open(new StreamableHTTPClientTransport(url, { requestInit }));
+        client = await open(new StreamableHTTPClientTransport(url, { requestInit, fetch: options.fetch }));
       } catch (error) {
         if (options.signal.aborted || error instanceof McpServerError) throw error;
         // A server of the older protocol answers the Streamable HTTP request with an error: try legacy SSE.
-        client = await open(new SSEClientTransport(url, { requestInit }));
+        client = await open(new SSEClientTransport(url, { requestInit, fetch: options.fetch }));
       }
     } else {
       const transport = new StdioClientTransport({

@@ -2,12 +2,15 @@
 // runtime. It gives the run its frame and tools (platform tools acting as the agent, the agent's registry tools, its
 // MCP servers' tools), records the run's events, holds tool calls that need approval, posts the agent's answer, and
 // ends the task as the run ended.
+
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ModelError, type ModelSettings } from "../agents/model.ts";
 import { createModelClient } from "../agents/models.ts";
 import { type AgentRuntime, RunError, type RunResult, type ToolGate } from "../agents/runtime.ts";
 import type { ThreadMessage } from "../agents/threads.ts";
 import type { Db } from "../db/index.ts";
 import { HttpError } from "../http/errors.ts";
+import type { TargetPolicy } from "../http/targets.ts";
 import type { Actor } from "../platform/access.ts";
 import { STDIO_OFF } from "../platform/agents/checks.ts";
 import { runtimeConfigSchema } from "../platform/agents/schemas.ts";
@@ -20,6 +23,7 @@ import type { Tool } from "../tools/registry.ts";
 import { decisionFor } from "./approvals.ts";
 import { buildTaskFrame, newComments } from "./frame.ts";
 import type { ClaimedTask } from "./leases.ts";
+import { checkedFetch } from "./mcp-fetch.ts";
 import { connectMcpServers, McpServerError, type McpToolset, NO_MCP_TOOLS } from "./mcp-tools.ts";
 import {
   closeCancelledRun,
@@ -53,6 +57,8 @@ export interface TaskRunnerOptions {
   mcpConnectTimeoutMs: number;
   /** Whether stdio MCP servers may run (AGENT_MCP_STDIO); an agent that still has one fails its run otherwise. */
   mcpStdio: boolean;
+  /** Where HTTP MCP servers may be (AGENT_MCP_ALLOW_PRIVATE): every request to one is checked and pinned. */
+  mcpTargets: TargetPolicy;
   retryBaseMs: number;
   log: TaskRunLog;
 }
@@ -66,7 +72,11 @@ type AgentTurn = (messages: ThreadMessage[], resume?: boolean) => Promise<RunRes
 const NOT_STARTED = new Set(["backlog", "todo"]);
 
 export class TaskRunner {
-  constructor(private readonly options: TaskRunnerOptions) {}
+  private readonly mcpFetch: FetchLike;
+
+  constructor(private readonly options: TaskRunnerOptions) {
+    this.mcpFetch = checkedFetch({ ...options.mcpTargets, what: "MCP server" });
+  }
 
   /** Works the claimed task until its run ends, waits for approval, or `signal` stops it (reason: StopReason). */
   async run(claimed: ClaimedTask, owner: string, signal: AbortSignal): Promise<RunEnd> {
@@ -84,6 +94,7 @@ export class TaskRunner {
       mcp = await connectMcpServers(config.mcp_servers ?? [], {
         timeoutMs: this.options.mcpConnectTimeoutMs,
         signal,
+        fetch: this.mcpFetch,
       });
       const extraTools = [...mcp.tools, ...(await this.platformTools(agent))];
       const gate = approvalGate(db, claimed.runId, config.approval_required ?? []);

@@ -1,6 +1,6 @@
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ResolvedAddress } from "../../src/events/webhooks/target.ts";
+import type { ResolvedAddress } from "../../src/http/targets.ts";
 import { registerUser, startTestApp, type TestApp } from "../helpers/app.ts";
 import { testDialects } from "../helpers/databases.ts";
 import { createIssue } from "../helpers/platform.ts";

@@ -18,8 +18,8 @@ describe.each(testDialects)("MCP servers as an agent's tools (%s)", (dialect) =>
   let f: WorkFixture;
   /** Gives up on a server, and on a tool call, after half a second. */
   let impatient: WorkFixture;
-  /** A server that runs no stdio MCP servers (AGENT_MCP_STDIO=false, as outside dev by default). */
-  let noStdio: WorkFixture;
+  /** A server as outside dev by default: no stdio MCP servers, and HTTP ones only on public https addresses. */
+  let locked: WorkFixture;
   let http: TestHttpMcpServer;
   let sse: TestHttpMcpServer;
   let silent: TestHttpMcpServer;
@@ -29,7 +29,10 @@ describe.each(testDialects)("MCP servers as an agent's tools (%s)", (dialect) =>
       model: f.model,
       env: { MCP_CONNECT_TIMEOUT_MS: "500", TOOL_TIMEOUT_MS: "500" },
     });
-    noStdio = await startWorkFixture(dialect, { model: f.model, env: { AGENT_MCP_STDIO: "false" } });
+    locked = await startWorkFixture(dialect, {
+      model: f.model,
+      env: { AGENT_MCP_STDIO: "false", AGENT_MCP_ALLOW_PRIVATE: "false" },
+    });
     [http, sse, silent] = await Promise.all([
       startStreamableHttpMcpServer(),
       startLegacySseMcpServer(),
@@ -38,7 +41,7 @@ describe.each(testDialects)("MCP servers as an agent's tools (%s)", (dialect) =>
   });
   afterAll(async () => {
     await impatient.close();
-    await noStdio.close();
+    await locked.close();
     await f.close();
     await Promise.all([http.close(), sse.close(), silent.close()]);
   });
@@ -46,6 +49,13 @@ describe.each(testDialects)("MCP servers as an agent's tools (%s)", (dialect) =>
 
   const agentWithServers = (name: string, servers: unknown[], fixture = f) =>
     createAgent(fixture, { name, runtime_config: { mcp_servers: servers } }, fixture.admin.token);
+  /** Stores an agent's MCP servers as they are, past the API's checks. */
+  const storeServers = (fixture: WorkFixture, agentId: string, servers: unknown[]) =>
+    fixture.t.db
+      .updateTable("agents")
+      .set({ runtime_config: JSON.stringify({ mcp_servers: servers }) })
+      .where("id", "=", agentId)
+      .execute();
 
   it("Streamable HTTP, legacy SSE and stdio servers each give the run their tools, which it calls", async () => {
     const agent = await agentWithServers("Toolsmith", [
@@ -131,46 +141,84 @@ describe.each(testDialects)("MCP servers as an agent's tools (%s)", (dialect) =>
   });
 
   it("with AGENT_MCP_STDIO off no one configures a stdio server (422 naming it), and an agent that has one fails", async () => {
-    const g = noStdio;
+    const g = locked;
     const agents = `workspaces/${g.ws}/agents/`;
     const local = { name: "local", command: process.execPath, args: ["--import", "tsx", stdioServer] };
-    const servers = [{ name: "files", url: http.url }, local];
     const created = await g.api.post(
       agents,
-      { name: "Local", runtime_config: { mcp_servers: servers } },
+      { name: "Local", runtime_config: { mcp_servers: [{ name: "other", command: "true" }, local] } },
       { token: g.owner.token },
     );
     expect(created.status).toBe(422);
     expect(created.body.detail[0]).toMatchObject({
-      loc: ["body", "runtime_config", "mcp_servers", "1", "command"],
+      loc: ["body", "runtime_config", "mcp_servers", "0", "command"],
       msg: expect.stringContaining("AGENT_MCP_STDIO is off"),
     });
-    const remote = await agentWithServers("Remote only", [{ name: "files", url: http.url }], g);
+    const plain = await createAgent(g, { name: "Plain" }, g.owner.token);
     const patched = await g.api.patch(
-      `${agents}${remote.id}`,
-      { runtime_config: { mcp_servers: servers } },
+      `${agents}${plain.id}`,
+      { runtime_config: { mcp_servers: [local] } },
       { token: g.owner.token },
     );
     expect(patched.status).toBe(422);
-    const stored = (await g.api.get(`${agents}${remote.id}`, { token: g.member.token })).body;
-    expect(stored.runtime_config).toEqual({ mcp_servers: [{ name: "files", url: http.url }] });
+    const stored = (await g.api.get(`${agents}${plain.id}`, { token: g.member.token })).body;
+    expect(stored.runtime_config).toEqual({});
 
     // One configured while stdio servers were allowed (written here as a database restored from such a server would
     // hold it): its run fails at once, naming the server and the setting; the command never runs, nothing retries.
-    const [kept] = await g.t.db
-      .updateTable("agents")
-      .set({ runtime_config: JSON.stringify({ mcp_servers: servers }) })
-      .where("id", "=", remote.id)
-      .returning("id")
-      .execute();
-    expect(kept).toBeDefined();
-    const draft = await createIssue(g, { assignee_type: "agent", assignee_id: remote.id });
+    await storeServers(g, plain.id, [local]);
+    const draft = await createIssue(g, { assignee_type: "agent", assignee_id: plain.id });
     const task = await taskReaching(g, draft.id);
     expect(task).toMatchObject({
       status: "failed",
       attempt: 1,
       error: expect.stringMatching(/^MCP server "local": .*AGENT_MCP_STDIO is off$/),
     });
+    expect(g.model.requests).toHaveLength(0);
+  });
+
+  it("with AGENT_MCP_ALLOW_PRIVATE off an HTTP server must be https and public: refused on save and on every request", async () => {
+    const g = locked;
+    const agents = `workspaces/${g.ws}/agents/`;
+    const port = new URL(http.url).port;
+    const refused: [string, string][] = [
+      [http.url, "MCP server URL must use https"],
+      [
+        `https://127.0.0.1:${port}/mcp`,
+        "MCP server host 127.0.0.1 resolves to a private, loopback or link-local address",
+      ],
+      ["https://[::1]/mcp", "MCP server host ::1 resolves to a private, loopback or link-local address"],
+      [
+        "https://169.254.169.254/mcp",
+        "MCP server host 169.254.169.254 resolves to a private, loopback or link-local address",
+      ],
+    ];
+    for (const [url, problem] of refused) {
+      const response = await g.api.post(
+        agents,
+        { name: "Reaching in", runtime_config: { mcp_servers: [{ name: "files", url }] } },
+        { token: g.owner.token },
+      );
+      expect(response.status, url).toBe(422);
+      expect(response.body.detail[0], url).toEqual(
+        expect.objectContaining({ loc: ["body", "runtime_config", "mcp_servers", "0", "url"], msg: problem }),
+      );
+    }
+
+    // A server stored before the rule (or a name that resolved elsewhere when saved): each request is checked again,
+    // so the run's requests never reach the address, and the run fails naming why.
+    const agent = await createAgent(g, { name: "Inside" }, g.owner.token);
+    await storeServers(g, agent.id, [{ name: "files", url: http.url }]);
+    const seenBefore = http.headers.length;
+    const draft = await createIssue(g, { assignee_type: "agent", assignee_id: agent.id });
+    const task = await taskReaching(g, draft.id);
+    expect(task).toMatchObject({
+      status: "failed",
+      error: expect.stringMatching(
+        /^MCP server "files" \(http:\/\/127\.0\.0\.1:\d+\/mcp\) could not be reached: .*MCP server URL must use https/,
+      ),
+    });
+    expect(http.headers.length).toBe(seenBefore);
     expect(g.model.requests).toHaveLength(0);
   });
 });

@@ -6,11 +6,11 @@ import { randomUUID } from "node:crypto";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import type { Db, SqlDialect } from "../../db/index.ts";
 import { now, timestampAt } from "../../db/values.ts";
+import { checkTarget, type TargetPolicy } from "../../http/targets.ts";
 import { appendEvent } from "../append.ts";
 import { toEvent } from "../outbox.ts";
 import { type AttemptOutcome, sendAttempt } from "./send.ts";
 import { newAttempt } from "./service.ts";
-import { checkTarget, type TargetPolicy } from "./target.ts";
 
 export interface DeliverySettings extends TargetPolicy {
   /** One attempt's limit (default 10 s). */

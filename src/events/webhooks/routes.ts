@@ -4,6 +4,7 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { Db } from "../../db/index.ts";
 import { noContent } from "../../http/openapi.ts";
+import type { TargetPolicy } from "../../http/targets.ts";
 import { actorOf, refuseApiKeyCallers } from "../../platform/access.ts";
 import { pageQuery } from "../../platform/pagination.ts";
 import { workspaceParams } from "../../platform/workspaces/schemas.ts";
@@ -27,7 +28,6 @@ import {
   rotateWebhookSecret,
   updateWebhook,
 } from "./service.ts";
-import type { TargetPolicy } from "./target.ts";
 
 const tags = ["webhooks"];
 const admin = { role: "admin" as const };

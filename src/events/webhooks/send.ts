@@ -3,7 +3,7 @@
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
-import type { ResolvedAddress } from "./target.ts";
+import type { ResolvedAddress } from "../../http/targets.ts";
 
 export interface Attempt {
   url: URL;

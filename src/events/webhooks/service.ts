@@ -5,12 +5,12 @@ import type { Db } from "../../db/index.ts";
 import type { WebhookDeliveriesTable, WebhooksTable } from "../../db/schema.ts";
 import { fromJson, isId, newId, now, toJson } from "../../db/values.ts";
 import { conflict, invalid, notFound } from "../../http/errors.ts";
+import { checkTarget, type TargetPolicy } from "../../http/targets.ts";
 import type { Actor } from "../../platform/access.ts";
 import { diffFields, recordActivity } from "../../platform/activity/record.ts";
 import type { Page } from "../../platform/pagination.ts";
 import { headSeq } from "../outbox.ts";
 import type { CreateWebhookInput, DELIVERY_STATUSES, UpdateWebhookInput } from "./schemas.ts";
-import { checkTarget, type TargetPolicy } from "./target.ts";
 
 export interface Webhook {
   id: string;

@@ -1,7 +1,8 @@
-// What creating or changing an agent checks beyond its schema: the tools it names exist, and who may make it run a
-// command on this host (a stdio MCP server).
+// What creating or changing an agent checks beyond its schema: the tools it names exist, who may make it run a
+// command on this host (a stdio MCP server), and where its HTTP MCP servers may be.
 import { hasRole, type Role } from "../../auth/membership.ts";
 import { forbidden, invalid } from "../../http/errors.ts";
+import { checkTarget, type TargetPolicy } from "../../http/targets.ts";
 import type { McpServerConfig } from "./schemas.ts";
 
 /**
@@ -20,6 +21,8 @@ export interface AgentChecks {
   role?: Role;
   /** False when this server runs no stdio MCP servers at all (AGENT_MCP_STDIO): none may be configured. */
   stdioAllowed?: boolean;
+  /** Where HTTP MCP servers may be (AGENT_MCP_ALLOW_PRIVATE); the worker checks each request again. */
+  mcpTargets?: TargetPolicy;
 }
 
 export async function checkTools(
@@ -64,5 +67,19 @@ export function checkStdioServers(
   if (checks.role === undefined || hasRole(checks.role, "admin")) return;
   if (stdioServers(after) !== stdioServers(before)) {
     throw forbidden("Only an admin may configure a stdio MCP server (a command run on the server)");
+  }
+}
+
+/** Each HTTP MCP server's URL must be one the worker may reach: 422 naming the first that is not. */
+export async function checkMcpServerUrls(
+  runtimeConfig: Record<string, unknown> | null | undefined,
+  checks: AgentChecks,
+): Promise<void> {
+  if (!runtimeConfig || !checks.mcpTargets || checks.mcpTargets.allowPrivate) return;
+  const servers = (runtimeConfig.mcp_servers as McpServerConfig[] | undefined) ?? [];
+  for (const [index, server] of servers.entries()) {
+    if (server.url === undefined) continue;
+    const target = await checkTarget(server.url, { ...checks.mcpTargets, what: "MCP server" });
+    if (!target.ok) throw invalid(["body", "runtime_config", "mcp_servers", String(index), "url"], target.problem);
   }
 }

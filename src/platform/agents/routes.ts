@@ -5,16 +5,18 @@ import type { Db } from "../../db/index.ts";
 import { noContent } from "../../http/openapi.ts";
 import { actorOf } from "../access.ts";
 import { workspaceParams } from "../workspaces/schemas.ts";
+import type { AgentChecks } from "./checks.ts";
 import { agentListQuery, agentParams, agentSchema, createAgentBody, updateAgentBody } from "./schemas.ts";
-import { createAgent, deleteAgent, getAgent, listAgents, type ToolNameCheck, updateAgent } from "./service.ts";
+import { createAgent, deleteAgent, getAgent, listAgents, updateAgent } from "./service.ts";
 
 const tags = ["agents"];
 
 /** Registered under `/workspaces/:ws_id`, inside the membership guard. */
 export async function agentRoutes(
   app: FastifyInstance,
-  { db, isKnownTool, stdioAllowed }: { db: Db; isKnownTool?: ToolNameCheck; stdioAllowed?: boolean },
+  options: { db: Db } & Omit<AgentChecks, "role">,
 ): Promise<void> {
+  const { db, ...serverChecks } = options;
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
   routes.post(
@@ -29,7 +31,7 @@ export async function agentRoutes(
       },
     },
     async (request, reply) => {
-      const checks = { isKnownTool, stdioAllowed, role: request.membership.role };
+      const checks = { ...serverChecks, role: request.membership.role };
       return reply.code(201).send(await createAgent(db, request.params.ws_id, request.body, actorOf(request), checks));
     },
   );
@@ -69,10 +71,7 @@ export async function agentRoutes(
       },
     },
     async (request) =>
-      updateAgent(db, request.membership, request.params.agent_id, request.body, actorOf(request), {
-        isKnownTool,
-        stdioAllowed,
-      }),
+      updateAgent(db, request.membership, request.params.agent_id, request.body, actorOf(request), serverChecks),
   );
 
   routes.delete(

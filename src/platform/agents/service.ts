@@ -9,7 +9,7 @@ import * as work from "../../work/triggers.ts";
 import type { Actor } from "../access.ts";
 import { diffFields, recordActivity } from "../activity/record.ts";
 import { getInWorkspace, requireActorInWorkspace } from "../references.ts";
-import { type AgentChecks, checkStdioServers, checkTools } from "./checks.ts";
+import { type AgentChecks, checkMcpServerUrls, checkStdioServers, checkTools } from "./checks.ts";
 import type { AgentStatus, agentSchema, CreateAgentInput, UpdateAgentPatch } from "./schemas.ts";
 
 export type { AgentChecks, ToolNameCheck } from "./checks.ts";
@@ -49,6 +49,7 @@ export async function createAgent(
   checks: AgentChecks = {},
 ): Promise<Agent> {
   checkStdioServers(null, input.runtime_config, checks);
+  await checkMcpServerUrls(input.runtime_config, checks);
   await checkTools(input.tools, checks, { workspaceId, userId: actor.id, agentName: input.name });
   const owner =
     input.owner_type !== undefined && input.owner_id !== undefined
@@ -101,6 +102,8 @@ export async function updateAgent(
   actor: Actor,
   checks: AgentChecks = {},
 ): Promise<Agent> {
+  // Outside the transaction: it may ask DNS.
+  await checkMcpServerUrls(patch.runtime_config, checks);
   if (patch.tools !== undefined && checks.isKnownTool) {
     // Outside the transaction: the registry reads the database itself (SQLite has one connection).
     const current = await getAgent(db, by.workspaceId, agentId);

@@ -1,7 +1,7 @@
-// Where a webhook may point: https only, and never at a private, loopback, link-local or otherwise reserved address,
-// checked on create and again before every attempt after resolving the name. The attempt then connects to the very
-// address that was checked, so a name that re-resolves elsewhere in between (DNS rebinding) gets nowhere.
-// WEBHOOK_ALLOW_PRIVATE=true lifts both rules (tests, intranets).
+// Where the server may send requests of a user's choosing (webhooks, agents' MCP servers): https only, and never to
+// a private, loopback, link-local or otherwise reserved address, checked when the URL is set and again before every
+// connection after resolving the name. The connection then goes to the very address that was checked, so a name that
+// re-resolves elsewhere in between (DNS rebinding) gets nowhere. `allowPrivate` lifts both rules (tests, intranets).
 import { lookup } from "node:dns/promises";
 import { BlockList, isIP } from "node:net";
 
@@ -22,6 +22,8 @@ export const systemResolver: Resolver = async (hostname) =>
 export interface TargetPolicy {
   allowPrivate: boolean;
   resolve: Resolver;
+  /** What the URL names, as problems call it: "Webhook", "MCP server". */
+  what?: string;
 }
 
 export type TargetCheck =
@@ -70,21 +72,22 @@ export const isReservedAddress = ({ address, family }: ResolvedAddress): boolean
   reserved.check(address, family === 6 ? "ipv6" : "ipv4");
 
 /** The URL's scheme is allowed (https, or http when private targets are). */
-export function checkScheme(url: URL, allowPrivate: boolean): string | undefined {
+export function checkScheme(url: URL, allowPrivate: boolean, what = "Webhook"): string | undefined {
   if (url.protocol === "https:") return undefined;
   if (url.protocol === "http:" && allowPrivate) return undefined;
-  return allowPrivate ? "Webhook URL must use http or https" : "Webhook URL must use https";
+  return allowPrivate ? `${what} URL must use http or https` : `${what} URL must use https`;
 }
 
 /** Resolves the URL's host and checks every address it has; on success, the address to connect to. */
 export async function checkTarget(rawUrl: string, policy: TargetPolicy): Promise<TargetCheck> {
+  const what = policy.what ?? "Webhook";
   let url: URL;
   try {
     url = new URL(rawUrl);
   } catch {
-    return { ok: false, problem: "Webhook URL is not a valid URL" };
+    return { ok: false, problem: `${what} URL is not a valid URL` };
   }
-  const schemeProblem = checkScheme(url, policy.allowPrivate);
+  const schemeProblem = checkScheme(url, policy.allowPrivate, what);
   if (schemeProblem) return { ok: false, problem: schemeProblem };
   const hostname = url.hostname.replace(/^\[(.*)\]$/, "$1");
   let addresses: ResolvedAddress[];
@@ -96,13 +99,13 @@ export async function checkTarget(rawUrl: string, policy: TargetPolicy): Promise
     } catch {
       addresses = [];
     }
-    if (addresses.length === 0) return { ok: false, problem: `Webhook host ${hostname} does not resolve` };
+    if (addresses.length === 0) return { ok: false, problem: `${what} host ${hostname} does not resolve` };
   }
   // One reserved address among several is enough to refuse: the connection could land on any of them.
   if (!policy.allowPrivate && addresses.some(isReservedAddress)) {
     return {
       ok: false,
-      problem: `Webhook host ${hostname} resolves to a private, loopback or link-local address`,
+      problem: `${what} host ${hostname} resolves to a private, loopback or link-local address`,
     };
   }
   return { ok: true, url, hostname, address: addresses[0]! };
