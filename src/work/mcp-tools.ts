@@ -28,7 +28,6 @@ export interface McpToolset {
 
 export const NO_MCP_TOOLS: McpToolset = { tools: [], close: async () => {} };
 
-/** Connects to every server (all at once); if one fails, the others are closed and the error names it. */
 export interface McpConnectOptions {
   timeoutMs: number;
   signal: AbortSignal;
@@ -36,6 +35,7 @@ export interface McpConnectOptions {
   fetch: FetchLike;
 }
 
+/** Connects to every server (all at once); if one fails, the others are closed and the error names it. */
 export async function connectMcpServers(servers: McpServerConfig[], options: McpConnectOptions): Promise<McpToolset> {
   if (servers.length === 0) return NO_MCP_TOOLS;
   const attempts = await Promise.allSettled(servers.map((server) => connectOne(server, options)));
