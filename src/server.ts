@@ -93,6 +93,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   // The shared parts, built once and handed to each plugin as only what it uses.
   const { db, dialect } = database;
   const { tokens, authenticator, tools, runtime, status } = buildCore(config, db, options.registry);
+  // Where agents' HTTP MCP servers may be: checked when an agent is saved, and on every request of its runs.
+  const mcpTargets = { allowPrivate: config.work.mcpAllowPrivate, resolve: systemResolver, what: "MCP server" };
   runtime.onModelTurn((model, usage) => metrics.modelTurn(model, usage));
   app.addHook("onClose", async () => status.close());
 
@@ -121,7 +123,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     isDev: config.isDev,
     isKnownTool: registryToolNameCheck(tools),
     mcpStdio: config.work.mcpStdio,
-    mcpTargets: { allowPrivate: config.work.mcpAllowPrivate, resolve: systemResolver },
+    mcpTargets,
     issuePages: options.issuePageCache,
   });
   await app.register(eventsPlugin, {
@@ -154,6 +156,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     tools,
     modelSettings: config.agent,
     settings: config.work,
+    mcpTargets,
     drain,
   });
   await app.register(aguiRoutes, {

@@ -3,7 +3,7 @@
 // connection after resolving the name. The connection then goes to the very address that was checked, so a name that
 // re-resolves elsewhere in between (DNS rebinding) gets nowhere. `allowPrivate` lifts both rules (tests, intranets).
 import { lookup } from "node:dns/promises";
-import { BlockList, isIP } from "node:net";
+import { BlockList, isIP, type LookupFunction } from "node:net";
 
 export interface ResolvedAddress {
   address: string;
@@ -109,4 +109,12 @@ export async function checkTarget(rawUrl: string, policy: TargetPolicy): Promise
     };
   }
   return { ok: true, url, hostname, address: addresses[0]! };
+}
+
+/** A lookup that answers every name with `address`: the connection goes where the check looked, nowhere else. */
+export function pinnedLookup(address: ResolvedAddress): LookupFunction {
+  return (_hostname, options, callback) => {
+    if (options.all) callback(null, [address]);
+    else callback(null, address.address, address.family);
+  };
 }

@@ -7,7 +7,7 @@ import type { AgentRuntime } from "../agents/runtime.ts";
 import type { Authenticator } from "../auth/authenticator.ts";
 import type { Config } from "../config.ts";
 import type { Db } from "../db/index.ts";
-import { systemResolver } from "../http/targets.ts";
+import type { TargetPolicy } from "../http/targets.ts";
 import type { Drain } from "../ops/drain.ts";
 import { requireWorkspaceAccess } from "../platform/access.ts";
 import type { ToolInvoker } from "../tools/invoker.ts";
@@ -27,6 +27,8 @@ export interface WorkOptions {
   tools: ToolInvoker;
   modelSettings: ModelSettings;
   settings: Config["work"];
+  /** Where agents' HTTP MCP servers may be (every request of a run is checked). */
+  mcpTargets: TargetPolicy;
   /** Draining (SIGTERM): the worker stops claiming; its runs go on until the server closes. */
   drain?: Drain;
 }
@@ -44,7 +46,7 @@ export async function workPlugin(app: FastifyInstance, options: WorkOptions): Pr
     modelSettings,
     mcpConnectTimeoutMs: settings.mcpConnectTimeoutMs,
     mcpStdio: settings.mcpStdio,
-    mcpTargets: { allowPrivate: settings.mcpAllowPrivate, resolve: systemResolver },
+    mcpTargets: options.mcpTargets,
     retryBaseMs: settings.retryBaseMs,
     log: app.log,
   });

@@ -1,13 +1,13 @@
-// The fetch an agent's MCP client uses for its HTTP servers: every request first has its URL checked (src/http/targets.ts:
-// https, and no private, loopback or link-local address unless AGENT_MCP_ALLOW_PRIVATE) and then connects to the very
-// address checked. So a server URL, a redirect the SDK follows or a name that re-resolves cannot reach the host's own
-// network. Redirects are never followed here (the SDK decides, and its next request is checked again).
+// The fetch an agent's MCP client uses for its HTTP servers: every request first has its URL checked
+// (src/http/targets.ts: https, and no private, loopback or link-local address unless AGENT_MCP_ALLOW_PRIVATE) and then
+// connects to the very address checked. So a server URL, a redirect the SDK follows or a name that re-resolves cannot
+// reach the host's own network. Redirects are never followed here (the SDK decides, and its next request is checked
+// again).
 import http from "node:http";
 import https from "node:https";
-import type { LookupFunction } from "node:net";
 import { Readable } from "node:stream";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { checkTarget, type TargetPolicy } from "../http/targets.ts";
+import { checkTarget, pinnedLookup, type TargetPolicy } from "../http/targets.ts";
 
 /** Statuses whose Response may carry no body. */
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
@@ -16,10 +16,6 @@ export function checkedFetch(policy: TargetPolicy): FetchLike {
   return async (input, init = {}) => {
     const target = await checkTarget(String(input), policy);
     if (!target.ok) throw new Error(target.problem);
-    const pinned: LookupFunction = (_hostname, options, callback) => {
-      if (options.all) callback(null, [target.address]);
-      else callback(null, target.address.address, target.address.family);
-    };
     const headers: Record<string, string> = {};
     new Headers(init.headers).forEach((value, name) => {
       headers[name] = value;
@@ -30,7 +26,12 @@ export function checkedFetch(policy: TargetPolicy): FetchLike {
     return new Promise<Response>((resolve, reject) => {
       const request = (isHttps ? https : http).request(
         target.url,
-        { method: init.method ?? "GET", headers, lookup: pinned, signal: init.signal ?? undefined },
+        {
+          method: init.method ?? "GET",
+          headers,
+          lookup: pinnedLookup(target.address),
+          signal: init.signal ?? undefined,
+        },
         (response) => {
           const responseHeaders = new Headers();
           for (const [name, value] of Object.entries(response.headers)) {

@@ -75,7 +75,7 @@ export class TaskRunner {
   private readonly mcpFetch: FetchLike;
 
   constructor(private readonly options: TaskRunnerOptions) {
-    this.mcpFetch = checkedFetch({ ...options.mcpTargets, what: "MCP server" });
+    this.mcpFetch = checkedFetch(options.mcpTargets);
   }
 
   /** Works the claimed task until its run ends, waits for approval, or `signal` stops it (reason: StopReason). */

@@ -2,8 +2,7 @@
 // (a 3xx is a failure like any other non-2xx), so a receiver cannot bounce the request to somewhere unchecked.
 import http from "node:http";
 import https from "node:https";
-import type { LookupFunction } from "node:net";
-import type { ResolvedAddress } from "../../http/targets.ts";
+import { pinnedLookup, type ResolvedAddress } from "../../http/targets.ts";
 
 export interface Attempt {
   url: URL;
@@ -28,10 +27,6 @@ const agents = {
 export function sendAttempt(attempt: Attempt): Promise<AttemptOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  const pinned: LookupFunction = (_hostname, options, callback) => {
-    if (options.all) callback(null, [attempt.address]);
-    else callback(null, attempt.address.address, attempt.address.family);
-  };
   const timeout = AbortSignal.timeout(attempt.timeoutMs);
   const signal = attempt.signal ? AbortSignal.any([timeout, attempt.signal]) : timeout;
   const isHttps = attempt.url.protocol === "https:";
@@ -47,7 +42,7 @@ export function sendAttempt(attempt: Attempt): Promise<AttemptOutcome> {
       {
         method: "POST",
         agent: isHttps ? agents.https : agents.http,
-        lookup: pinned,
+        lookup: pinnedLookup(attempt.address),
         headers: { ...attempt.headers, "content-length": Buffer.byteLength(attempt.body) },
         signal,
       },

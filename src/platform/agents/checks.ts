@@ -41,12 +41,12 @@ export async function checkTools(
 /** Why a stdio MCP server is refused when AGENT_MCP_STDIO is off; a run of an agent that still has one says it too. */
 export const STDIO_OFF = "This server runs no stdio MCP servers (commands on the host): AGENT_MCP_STDIO is off";
 
+/** The MCP servers a runtime_config lists (already validated by its schema). */
+const serversOf = (runtimeConfig: Record<string, unknown> | null | undefined): McpServerConfig[] =>
+  (runtimeConfig?.mcp_servers as McpServerConfig[] | undefined) ?? [];
+
 const stdioServers = (runtimeConfig: Record<string, unknown> | null | undefined) =>
-  JSON.stringify(
-    ((runtimeConfig?.mcp_servers as McpServerConfig[] | undefined) ?? []).filter(
-      (server) => server.command !== undefined,
-    ),
-  );
+  JSON.stringify(serversOf(runtimeConfig).filter((server) => server.command !== undefined));
 
 export function checkStdioServers(
   before: Record<string, unknown> | null,
@@ -55,8 +55,7 @@ export function checkStdioServers(
 ): void {
   if (after === undefined) return;
   if (checks.stdioAllowed === false) {
-    const servers = (after?.mcp_servers as McpServerConfig[] | undefined) ?? [];
-    const index = servers.findIndex((server) => server.command !== undefined);
+    const index = serversOf(after).findIndex((server) => server.command !== undefined);
     if (index >= 0) {
       throw invalid(
         ["body", "runtime_config", "mcp_servers", String(index), "command"],
@@ -75,11 +74,10 @@ export async function checkMcpServerUrls(
   runtimeConfig: Record<string, unknown> | null | undefined,
   checks: AgentChecks,
 ): Promise<void> {
-  if (!runtimeConfig || !checks.mcpTargets || checks.mcpTargets.allowPrivate) return;
-  const servers = (runtimeConfig.mcp_servers as McpServerConfig[] | undefined) ?? [];
-  for (const [index, server] of servers.entries()) {
+  if (!checks.mcpTargets || checks.mcpTargets.allowPrivate) return;
+  for (const [index, server] of serversOf(runtimeConfig).entries()) {
     if (server.url === undefined) continue;
-    const target = await checkTarget(server.url, { ...checks.mcpTargets, what: "MCP server" });
+    const target = await checkTarget(server.url, checks.mcpTargets);
     if (!target.ok) throw invalid(["body", "runtime_config", "mcp_servers", String(index), "url"], target.problem);
   }
 }
