@@ -8,9 +8,11 @@ import { TokenService } from "./auth/tokens.ts";
 import type { Config } from "./config.ts";
 import type { Db } from "./db/index.ts";
 import { platformToolSource } from "./platform/tools.ts";
+import { wireWorkHooks } from "./platform/work-hooks.ts";
 import { ToolInvoker } from "./tools/invoker.ts";
 import { ToolRegistry } from "./tools/registry.ts";
 import { syncAgentStatus } from "./work/agent-work-status.ts";
+import { workTriggers } from "./work/triggers.ts";
 
 export interface Core {
   tokens: TokenService;
@@ -24,6 +26,7 @@ export interface Core {
 
 /** `registry` holds the custom tools already; the platform and agent tools are added after them. */
 export function buildCore(config: Config, db: Db, registry = new ToolRegistry()): Core {
+  wireWorkHooks(workTriggers);
   const tokens = new TokenService(config.jwtSecret, config.jwtTtlSeconds);
   const authenticator = new Authenticator(db, tokens);
   const tools = new ToolInvoker(registry, { timeoutMs: config.toolTimeoutMs });

@@ -8,19 +8,8 @@ import { type ApiKeyReads, apiKeyReads } from "./api-key-reads.ts";
 import { hashApiKey, looksLikeApiKey } from "./api-key-secrets.ts";
 import { type MemberReads, memberReads } from "./member-reads.ts";
 import type { Membership, Role } from "./membership.ts";
+import type { Principal } from "./principal.ts";
 import type { TokenService } from "./tokens.ts";
-
-export interface PrincipalUser {
-  id: string;
-  name: string;
-  email: string;
-}
-
-export interface Principal {
-  user: PrincipalUser;
-  /** Set when the caller used a workspace API key: it acts as the key's creator, inside that workspace only. */
-  apiKey?: { id: string; workspaceId: string };
-}
 
 export const MESSAGES = {
   missingHeader: "Missing Authorization header",

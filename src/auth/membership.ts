@@ -3,7 +3,7 @@
 import type { Db } from "../db/index.ts";
 import { isId } from "../db/values.ts";
 import { forbidden } from "../http/errors.ts";
-import type { Principal } from "./authenticator.ts";
+import type { Principal } from "./principal.ts";
 
 export type Role = "owner" | "admin" | "member";
 const RANK: Record<Role, number> = { member: 1, admin: 2, owner: 3 };

@@ -2,10 +2,10 @@
 // SQLite) feeds the stream hub and the webhook fan-out; the deliverer sends what the fan-out queued.
 // Other features append their events with `appendEvent` (./outbox.ts) inside their own transactions.
 import type { FastifyInstance } from "fastify";
+import { requireWorkspaceAccess } from "../api/access.ts";
 import type { Authenticator } from "../auth/authenticator.ts";
 import { type Db, openDatabase, type SqlDialect } from "../db/index.ts";
 import { systemResolver } from "../http/targets.ts";
-import { requireWorkspaceAccess } from "../platform/access.ts";
 import { eventRoutes, eventStreamRoute } from "./routes.ts";
 import { openEventSignal } from "./signal.ts";
 import { EventStreamHub } from "./stream.ts";

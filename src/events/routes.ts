@@ -2,14 +2,15 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { Authenticator, Principal } from "../auth/authenticator.ts";
+import { workspaceParams } from "../api/params.ts";
+import type { Authenticator } from "../auth/authenticator.ts";
 import { loadMembership } from "../auth/membership.ts";
+import type { Principal } from "../auth/principal.ts";
 import type { Db } from "../db/index.ts";
 import { isId, timestampAt } from "../db/values.ts";
 import { forbidden, unauthorized } from "../http/errors.ts";
 import { openEventStream } from "../http/event-stream.ts";
 import { eventStream } from "../http/openapi.ts";
-import { workspaceParams } from "../platform/workspaces/schemas.ts";
 import { readEvents } from "./outbox.ts";
 import { eventSchema, listEventsQuery, streamHeaders, streamQuery, ticketSchema } from "./schemas.ts";
 import type { EventStreamHub, SubscriberIdentity } from "./stream.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { pageQuery } from "../platform/pagination.ts";
+import { pageQuery } from "../api/pagination.ts";
 import { KNOWN_TYPES, typesQuery } from "./types.ts";
 
 export const eventSchema = z

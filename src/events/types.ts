@@ -1,6 +1,6 @@
 // Event types: `<entity>.<verb>`. Every activity action is one; tasks, runs and approvals add theirs.
 import { z } from "zod";
-import { text } from "../platform/fields.ts";
+import { text } from "../api/fields.ts";
 import { EVENT_TYPES } from "./event-types.ts";
 
 export { EVENT_TYPES } from "./event-types.ts";

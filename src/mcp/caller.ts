@@ -1,8 +1,9 @@
 // Who is calling the tool protocol, and whether a message posted to a session comes from whoever opened it.
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
-import type { Authenticator, Principal } from "../auth/authenticator.ts";
+import type { Authenticator } from "../auth/authenticator.ts";
 import { loadMembership } from "../auth/membership.ts";
+import type { Principal } from "../auth/principal.ts";
 import type { Db } from "../db/index.ts";
 import { HttpError, unauthorized } from "../http/errors.ts";
 import type { ToolContext } from "../tools/registry.ts";

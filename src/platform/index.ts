@@ -1,8 +1,8 @@
 // The platform API under /api/v1: accounts, then everything that needs a user, then everything inside a workspace.
 import type { FastifyInstance } from "fastify";
+import { requireAuthentication, requireWorkspaceAccess } from "../api/access.ts";
 import type { SqlDialect } from "../db/index.ts";
 import type { TargetPolicy } from "../http/targets.ts";
-import { requireAuthentication, requireWorkspaceAccess } from "./access.ts";
 import { type AccountOptions, accountRoutes } from "./accounts/routes.ts";
 import { activityRoutes } from "./activity/routes.ts";
 import { agentRoutes } from "./agents/routes.ts";

@@ -1,10 +1,10 @@
 // Checks that ids named in a request belong to this workspace (IDOR rule: another workspace's id is "not found").
 import type { Selectable } from "kysely";
+import type { ActorType } from "../api/fields.ts";
 import type { Db } from "../db/index.ts";
 import type { Database } from "../db/schema.ts";
 import { isId } from "../db/values.ts";
 import { invalid, notFound } from "../http/errors.ts";
-import type { ActorType } from "./fields.ts";
 
 /** Tables whose rows belong to one workspace and are named by their id. */
 type WorkspaceTable = "issues" | "agents" | "projects" | "labels" | "api_keys";

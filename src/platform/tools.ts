@@ -4,18 +4,18 @@
 // generated from it, so a field reads the same through a tool as over HTTP.
 // Listing agents is the agents source's `list_agents` (agents/tools.ts), which also names each agent's ask_ tool.
 import { z } from "zod";
+import type { Actor } from "../api/access.ts";
+import { idField } from "../api/fields.ts";
+import { pageQuery } from "../api/pagination.ts";
 import type { Db } from "../db/index.ts";
 import { fromDatabaseError, HttpError, ValidationError } from "../http/errors.ts";
 import type { JsonSchemaObject, Tool, ToolContext, ToolSource } from "../tools/registry.ts";
-import type { Actor } from "./access.ts";
 import { createCommentBody } from "./comments/schemas.ts";
 import { addComment } from "./comments/service.ts";
-import { idField } from "./fields.ts";
 import { listIssues } from "./issues/list.ts";
 import { createIssueBody, issueListQuery, updateIssueBody } from "./issues/schemas.ts";
 import { createIssue, getIssue, updateIssue } from "./issues/service.ts";
 import { linkLabel, listLabels } from "./labels/service.ts";
-import { pageQuery } from "./pagination.ts";
 import { listProjects } from "./projects/service.ts";
 
 interface Scope {

@@ -1,12 +1,13 @@
 // Approvals: a person's decision on a tool call a run stopped before. Deciding the last pending one of a run makes its
 // task claimable again; whichever process claims it resumes the run from its stored thread.
+
+import type { Actor } from "../api/access.ts";
+import type { Page } from "../api/pagination.ts";
 import { type Db, isPostgres } from "../db/index.ts";
 import type { ApprovalsTable } from "../db/schema.ts";
 import { fromJson, isId, now } from "../db/values.ts";
 import { appendEvent } from "../events/append.ts";
 import { conflict, notFound } from "../http/errors.ts";
-import type { Actor } from "../platform/access.ts";
-import type { Page } from "../platform/pagination.ts";
 import { appendRunEvents } from "./run-events.ts";
 import type { Approval, ApprovalDecision, ApprovalStatus } from "./schemas.ts";
 import { announce } from "./signals.ts";

@@ -4,12 +4,12 @@
 import type { FastifyInstance } from "fastify";
 import type { ModelSettings } from "../agents/model.ts";
 import type { AgentRuntime } from "../agents/runtime.ts";
+import { requireWorkspaceAccess } from "../api/access.ts";
 import type { Authenticator } from "../auth/authenticator.ts";
 import type { Config } from "../config.ts";
 import type { Db } from "../db/index.ts";
 import type { TargetPolicy } from "../http/targets.ts";
 import type { Drain } from "../ops/drain.ts";
-import { requireWorkspaceAccess } from "../platform/access.ts";
 import type { ToolInvoker } from "../tools/invoker.ts";
 import { workRoutes } from "./routes.ts";
 import { RunEventStreams } from "./run-stream.ts";

@@ -2,12 +2,12 @@
 // triggers them (a trigger for an agent with an open task on the issue joins that task), and leave it cancelled.
 // Claiming and leases are in leases.ts.
 import { sql } from "kysely";
+import type { Actor } from "../api/access.ts";
 import type { Db } from "../db/index.ts";
 import type { TasksTable } from "../db/schema.ts";
 import { newId, now } from "../db/values.ts";
+import { recordActivity } from "../events/activity.ts";
 import { appendEvent } from "../events/append.ts";
-import type { Actor } from "../platform/access.ts";
-import { recordActivity } from "../platform/activity/record.ts";
 import { appendRunEvents, runErrorEvent } from "./run-events.ts";
 import { OPEN_TASK_STATUSES, type TaskTrigger } from "./schemas.ts";
 import { announce } from "./signals.ts";
@@ -28,25 +28,11 @@ export interface NewTask {
 }
 
 /**
- * Work changes are written in two steps inside the caller's transaction: first every row, then the announcements
- * (activity entries, work events, signals). Announcing takes the workspace's event lock, held until commit, so a
- * transaction must not wait for any other lock after it: writes first, announcements last.
- */
-export type Announce = () => Promise<void>;
-
-export const announceAll = async (announcements: Announce[]): Promise<void> => {
-  for (const announce of announcements) await announce();
-};
-
-/**
  * Queues a task for the agent on the issue, inside the transaction of the change that triggers it; a task already
  * open for the two takes the new trigger in instead (its run sees the new input). Atomic with concurrent triggers:
  * the database's unique index on open tasks decides which insert wins, the others fold into it.
  */
-export async function enqueueTask(
-  trx: Db,
-  input: NewTask,
-): Promise<{ task: TaskRow; created: boolean; announce: Announce }> {
+export async function enqueueTask(trx: Db, input: NewTask): Promise<{ task: TaskRow; created: boolean }> {
   const at = now();
   const id = newId();
   const task = await trx
@@ -84,8 +70,7 @@ export async function enqueueTask(
     .returningAll()
     .executeTakeFirstOrThrow();
   const created = task.id === id;
-  const announceQueued = async () => {
-    if (!created) return;
+  if (created) {
     await appendEvent(trx, {
       workspaceId: task.workspace_id,
       type: "task.queued",
@@ -96,38 +81,31 @@ export async function enqueueTask(
       data: { agent_id: task.agent_id, trigger: task.trigger, comment_id: task.comment_id },
     });
     await announce(trx, { kind: "tasks" });
-  };
-  return { task, created, announce: announceQueued };
+  }
+  return { task, created };
 }
 
-/**
- * Cancels the open tasks of an issue (of one agent, or all) inside the caller's transaction: un-assigning the agent,
- * deleting the issue. Returns the announcements to make after the transaction's other writes.
- */
+/** Cancels the open tasks of an issue (of one agent, or all) inside the caller's transaction: un-assigning the agent,
+ * deleting the issue. */
 export async function cancelOpenTasks(
   trx: Db,
   filter: { issueId?: string; agentId?: string },
   actor: Actor,
-): Promise<Announce[]> {
+): Promise<void> {
   let query = trx
     .selectFrom("tasks")
     .selectAll()
     .where("status", "in", [...OPEN_TASK_STATUSES]);
   if (filter.issueId) query = query.where("issue_id", "=", filter.issueId);
   if (filter.agentId) query = query.where("agent_id", "=", filter.agentId);
-  const announcements: Announce[] = [];
-  for (const task of await query.execute()) {
-    const cancelled = await cancelTask(trx, task, actor);
-    if (cancelled) announcements.push(cancelled);
-  }
-  return announcements;
+  for (const task of await query.execute()) await cancelTask(trx, task, actor);
 }
 
 /**
- * Cancels one open task inside `trx`; undefined if it had already ended. A running task's process hears it at commit
+ * Cancels one open task inside `trx`; false if it had already ended. A running task's process hears it at commit
  * and stops the run within moments; a waiting one's pending approvals end with it. The activity entry says so.
  */
-export async function cancelTask(trx: Db, task: TaskRow, actor: Actor): Promise<Announce | undefined> {
+export async function cancelTask(trx: Db, task: TaskRow, actor: Actor): Promise<boolean> {
   const at = now();
   const result = await trx
     .updateTable("tasks")
@@ -135,7 +113,7 @@ export async function cancelTask(trx: Db, task: TaskRow, actor: Actor): Promise<
     .where("id", "=", task.id)
     .where("status", "in", [...OPEN_TASK_STATUSES])
     .executeTakeFirst();
-  if (Number(result.numUpdatedRows) === 0) return undefined;
+  if (Number(result.numUpdatedRows) === 0) return false;
   const pending = await trx
     .selectFrom("approvals")
     .select("id")
@@ -156,38 +134,37 @@ export async function cancelTask(trx: Db, task: TaskRow, actor: Actor): Promise<
     await trx.updateTable("runs").set({ status: "cancelled", finished_at: at }).where("id", "=", task.run_id).execute();
     await appendRunEvents(trx, task.run_id!, [runErrorEvent("The task was cancelled", "cancelled")]);
   }
-  return async () => {
-    await recordActivity(trx, {
+  await recordActivity(trx, {
+    workspaceId: task.workspace_id,
+    entityType: "task",
+    entityId: task.id,
+    issueId: task.issue_id,
+    actor,
+    action: "task.cancelled",
+    details: { agent_id: task.agent_id, trigger: task.trigger, status_before: task.status },
+  });
+  for (const approval of pending) {
+    await appendEvent(trx, {
       workspaceId: task.workspace_id,
-      entityType: "task",
-      entityId: task.id,
+      type: "approval.decided",
+      entityType: "approval",
+      entityId: approval.id,
       issueId: task.issue_id,
       actor,
-      action: "task.cancelled",
-      details: { agent_id: task.agent_id, trigger: task.trigger, status_before: task.status },
+      data: { task_id: task.id, status: "denied", reason: "task_cancelled" },
     });
-    for (const approval of pending) {
-      await appendEvent(trx, {
-        workspaceId: task.workspace_id,
-        type: "approval.decided",
-        entityType: "approval",
-        entityId: approval.id,
-        issueId: task.issue_id,
-        actor,
-        data: { task_id: task.id, status: "denied", reason: "task_cancelled" },
-      });
-    }
-    if (closesRun) {
-      await appendEvent(trx, {
-        workspaceId: task.workspace_id,
-        type: "run.finished",
-        entityType: "run",
-        entityId: task.run_id!,
-        issueId: task.issue_id,
-        actor,
-        data: { task_id: task.id, status: "cancelled" },
-      });
-    }
-    if (task.status === "running") await announce(trx, { kind: "cancel", taskId: task.id });
-  };
+  }
+  if (closesRun) {
+    await appendEvent(trx, {
+      workspaceId: task.workspace_id,
+      type: "run.finished",
+      entityType: "run",
+      entityId: task.run_id!,
+      issueId: task.issue_id,
+      actor,
+      data: { task_id: task.id, status: "cancelled" },
+    });
+  }
+  if (task.status === "running") await announce(trx, { kind: "cancel", taskId: task.id });
+  return true;
 }

@@ -2,12 +2,12 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { actorOf } from "../api/access.ts";
+import { pageQuery } from "../api/pagination.ts";
 import type { Db } from "../db/index.ts";
 import { eventStream } from "../http/openapi.ts";
 import { logRequest } from "../http/request-log.ts";
-import { actorOf } from "../platform/access.ts";
 import { issueParams } from "../platform/issues/schemas.ts";
-import { pageQuery } from "../platform/pagination.ts";
 import { decideApproval, getApproval, listApprovals } from "./approvals.ts";
 import { type RunEventStreams, SSE_HEADERS } from "./run-stream.ts";
 import { getRun, listTaskRuns } from "./runs.ts";

@@ -1,9 +1,10 @@
 // Runs as members read them: every run of a task is kept with its usage and error.
+
+import type { Page } from "../api/pagination.ts";
 import type { Db } from "../db/index.ts";
 import type { RunsTable } from "../db/schema.ts";
 import { isId } from "../db/values.ts";
 import { notFound } from "../http/errors.ts";
-import type { Page } from "../platform/pagination.ts";
 import type { Run, RunStatus } from "./schemas.ts";
 
 const toRun = (row: RunsTable): Run => ({

@@ -1,7 +1,7 @@
 // The shapes of tasks, runs and approvals over HTTP (spec agents-at-work §1-3): validation, types and OpenAPI at once.
 import { z } from "zod";
-import { csvFilter, idField, text } from "../platform/fields.ts";
-import { pageQuery } from "../platform/pagination.ts";
+import { csvFilter, idField, text } from "../api/fields.ts";
+import { pageQuery } from "../api/pagination.ts";
 
 export const OPEN_TASK_STATUSES = ["queued", "running", "waiting_approval"] as const;
 export const TASK_STATUSES = [...OPEN_TASK_STATUSES, "succeeded", "failed", "cancelled"] as const;

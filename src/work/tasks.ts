@@ -1,11 +1,12 @@
 // Tasks as members see and change them: lists, one task, a manual task, cancelling.
+
+import type { Actor } from "../api/access.ts";
+import type { Page } from "../api/pagination.ts";
 import { type Db, isPostgres } from "../db/index.ts";
 import { isId } from "../db/values.ts";
 import { conflict, notFound } from "../http/errors.ts";
-import type { Actor } from "../platform/access.ts";
 import { getAgent } from "../platform/agents/service.ts";
 import { getIssue } from "../platform/issues/service.ts";
-import type { Page } from "../platform/pagination.ts";
 import { cancelTask, enqueueTask, type TaskRow } from "./queue.ts";
 import type { Task, TaskListQuery, TaskStatus, TaskTrigger } from "./schemas.ts";
 
@@ -86,7 +87,6 @@ export class TaskService {
         commentId: null,
         actor,
       });
-      await queued.announce();
       return { task: this.toTask(queued.task), created: queued.created };
     });
   }
@@ -95,9 +95,7 @@ export class TaskService {
   async cancel(workspaceId: string, taskId: string, actor: Actor): Promise<Task> {
     return this.db.transaction().execute(async (trx) => {
       const task = await this.get(workspaceId, taskId, trx);
-      const announce = await cancelTask(trx, task, actor);
-      if (!announce) throw conflict(`The task has already ended (${task.status})`);
-      await announce();
+      if (!(await cancelTask(trx, task, actor))) throw conflict(`The task has already ended (${task.status})`);
       return this.toTask(await this.get(workspaceId, taskId, trx));
     });
   }

@@ -1,38 +1,25 @@
-// What makes an agent work, called by the platform services inside the transaction of the change itself (so there is
-// no assignment without its task and no task without its assignment). Each returns the announcements the service
-// makes after its other writes (see Announce). This file is all the platform knows of work.
-import type { Db } from "../db/index.ts";
-import type { Actor } from "../platform/access.ts";
-import { type Announce, announceAll, cancelOpenTasks, enqueueTask } from "./queue.ts";
+// What makes an agent work: the platform's work hooks (platform/work-hooks.ts), run by the platform services inside
+// the transaction of the change itself, so there is no assignment without its task and no task without its
+// assignment.
+import type { Assignee, WorkHooks } from "../platform/work-hooks.ts";
+import { cancelOpenTasks, enqueueTask } from "./queue.ts";
 import { OPEN_TASK_STATUSES } from "./schemas.ts";
-
-export type { Announce } from "./queue.ts";
-
-/** An issue's assignee, as stored: both set or both null. */
-export interface Assignee {
-  type: string | null;
-  id: string | null;
-}
 
 const agentOf = (assignee: Assignee | null): string | undefined =>
   assignee?.type === "agent" && assignee.id ? assignee.id : undefined;
 
 /** The issue's assignee changed (or it was created with one): the new agent gets a task, the old one's is cancelled. */
-export async function assigneeChanged(
-  trx: Db,
-  change: { workspaceId: string; issueId: string; before: Assignee | null; after: Assignee; actor: Actor },
-): Promise<Announce> {
+const assigneeChanged: WorkHooks["assigneeChanged"] = async (trx, change) => {
   const before = agentOf(change.before);
   const after = agentOf(change.after);
-  if (before === after) return async () => {};
-  const announcements: Announce[] = [];
+  if (before === after) return;
   // An agent handing its issue on (to someone else, or to nobody) does so as part of its work: its run goes on.
   const handedOnByItself = change.actor.type === "agent" && change.actor.id === before;
   if (before && !handedOnByItself) {
-    announcements.push(...(await cancelOpenTasks(trx, { issueId: change.issueId, agentId: before }, change.actor)));
+    await cancelOpenTasks(trx, { issueId: change.issueId, agentId: before }, change.actor);
   }
   if (after) {
-    const queued = await enqueueTask(trx, {
+    await enqueueTask(trx, {
       workspaceId: change.workspaceId,
       agentId: after,
       issueId: change.issueId,
@@ -40,26 +27,14 @@ export async function assigneeChanged(
       commentId: null,
       actor: change.actor,
     });
-    announcements.push(queued.announce);
   }
-  return () => announceAll(announcements);
-}
+};
 
 /**
  * A comment: the agent the issue is assigned to gets a task (unless it wrote the comment), and so does every agent
  * the comment names as `@<agent name>` (case-insensitive; spaces in a name may be written as `-`).
  */
-export async function commentAdded(
-  trx: Db,
-  comment: {
-    workspaceId: string;
-    issueId: string;
-    commentId: string;
-    content: string;
-    author: Actor;
-    assignee: Assignee;
-  },
-): Promise<Announce> {
+const commentAdded: WorkHooks["commentAdded"] = async (trx, comment) => {
   const triggers = new Map<string, "comment" | "mention">();
   const assigned = agentOf(comment.assignee);
   if (assigned) triggers.set(assigned, "comment");
@@ -73,9 +48,8 @@ export async function commentAdded(
   }
   // The agent's own comments never trigger it.
   if (comment.author.type === "agent") triggers.delete(comment.author.id);
-  const announcements: Announce[] = [];
   for (const [agentId, trigger] of triggers) {
-    const queued = await enqueueTask(trx, {
+    await enqueueTask(trx, {
       workspaceId: comment.workspaceId,
       agentId,
       issueId: comment.issueId,
@@ -83,32 +57,28 @@ export async function commentAdded(
       commentId: comment.commentId,
       actor: comment.author,
     });
-    announcements.push(queued.announce);
   }
-  return () => announceAll(announcements);
-}
+};
 
 /** The issue's priority changed: its open tasks wait in the queue by the new one (urgent first). */
-export async function priorityChanged(trx: Db, change: { issueId: string; priority: string }): Promise<void> {
+const priorityChanged: WorkHooks["priorityChanged"] = async (trx, change) => {
   await trx
     .updateTable("tasks")
     .set({ urgent: change.priority === "urgent" ? 1 : 0 })
     .where("issue_id", "=", change.issueId)
     .where("status", "in", [...OPEN_TASK_STATUSES])
     .execute();
-}
+};
 
 /** The issue is being deleted: its open tasks are cancelled (and kept, with their runs). */
-export async function issueDeleted(trx: Db, change: { issueId: string; actor: Actor }): Promise<Announce> {
-  const announcements = await cancelOpenTasks(trx, { issueId: change.issueId }, change.actor);
-  return () => announceAll(announcements);
-}
+const issueDeleted: WorkHooks["issueDeleted"] = (trx, change) =>
+  cancelOpenTasks(trx, { issueId: change.issueId }, change.actor);
 
 /** The agent is being deleted: its running tasks stop (their rows go with the agent). */
-export async function agentDeleted(trx: Db, change: { agentId: string; actor: Actor }): Promise<Announce> {
-  const announcements = await cancelOpenTasks(trx, { agentId: change.agentId }, change.actor);
-  return () => announceAll(announcements);
-}
+const agentDeleted: WorkHooks["agentDeleted"] = (trx, change) =>
+  cancelOpenTasks(trx, { agentId: change.agentId }, change.actor);
+
+export const workTriggers: WorkHooks = { assigneeChanged, commentAdded, priorityChanged, issueDeleted, agentDeleted };
 
 /** The agents a comment names with `@name`; an address such as `ops@bot.example` names nobody. */
 export function mentionedAgents<A extends { name: string }>(content: string, agents: A[]): A[] {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../src/db/index.ts";
 import { newId, now } from "../../src/db/values.ts";
-import { recordActivity } from "../../src/platform/activity/record.ts";
+import { recordActivity } from "../../src/events/activity.ts";
 import { createWorkspaceWithRoles, registerUser, startTestApp, type TestApp } from "../helpers/app.ts";
 import { testDialects } from "../helpers/databases.ts";
 import { PAGE_LIMITS, pageThrough } from "../helpers/page-through.ts";

@@ -1,7 +1,7 @@
 // The service functions other features build on (the platform tools), called as they call them: with a database
 // handle, input already parsed by the API's schemas, and an actor, which may be an agent.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Actor } from "../../src/platform/access.ts";
+import type { Actor } from "../../src/api/access.ts";
 import { createCommentBody } from "../../src/platform/comments/schemas.ts";
 import { addComment } from "../../src/platform/comments/service.ts";
 import { listIssues } from "../../src/platform/issues/list.ts";

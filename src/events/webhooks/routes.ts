@@ -2,12 +2,12 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { actorOf, refuseApiKeyCallers } from "../../api/access.ts";
+import { pageQuery } from "../../api/pagination.ts";
+import { workspaceParams } from "../../api/params.ts";
 import type { Db } from "../../db/index.ts";
 import { noContent } from "../../http/openapi.ts";
 import type { TargetPolicy } from "../../http/targets.ts";
-import { actorOf, refuseApiKeyCallers } from "../../platform/access.ts";
-import { pageQuery } from "../../platform/pagination.ts";
-import { workspaceParams } from "../../platform/workspaces/schemas.ts";
 import {
   createWebhookBody,
   deliveryParams,

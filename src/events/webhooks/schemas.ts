@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { text } from "../../platform/fields.ts";
-import { pageQuery } from "../../platform/pagination.ts";
+import { text } from "../../api/fields.ts";
+import { pageQuery } from "../../api/pagination.ts";
 import { TYPES_DESCRIPTION, typePattern } from "../types.ts";
 
 export const webhookSchema = z

@@ -1,14 +1,14 @@
 // Webhooks of a workspace: where its events go. The signing secret leaves the server only in the responses to create
 // and rotate-secret; every other read leaves it out.
 import { randomBytes } from "node:crypto";
+import type { Actor } from "../../api/access.ts";
+import type { Page } from "../../api/pagination.ts";
 import type { Db } from "../../db/index.ts";
 import type { WebhookDeliveriesTable, WebhooksTable } from "../../db/schema.ts";
 import { fromJson, isId, newId, now, toJson } from "../../db/values.ts";
 import { conflict, invalid, notFound } from "../../http/errors.ts";
 import { checkTarget, type TargetPolicy } from "../../http/targets.ts";
-import type { Actor } from "../../platform/access.ts";
-import { diffFields, recordActivity } from "../../platform/activity/record.ts";
-import type { Page } from "../../platform/pagination.ts";
+import { diffFields, recordActivity } from "../activity.ts";
 import { headSeq } from "../outbox.ts";
 import type { CreateWebhookInput, DELIVERY_STATUSES, UpdateWebhookInput } from "./schemas.ts";
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { requireAuthentication } from "../../api/access.ts";
 import type { Authenticator } from "../../auth/authenticator.ts";
 import { hashPassword, verifyPassword } from "../../auth/passwords.ts";
 import type { LoginRateLimiter, RegistrationRateLimiter } from "../../auth/rate-limit.ts";
@@ -7,7 +8,6 @@ import type { TokenService } from "../../auth/tokens.ts";
 import type { Db } from "../../db/index.ts";
 import { HttpError, notFound, unauthorized } from "../../http/errors.ts";
 import { noCredential } from "../../http/openapi.ts";
-import { requireAuthentication } from "../access.ts";
 import { authResponseSchema, loginBodySchema, registerBodySchema, userSchema } from "./schemas.ts";
 import { assertEmailFree, createUser, emailKey, findUserByEmail, findUserById, publicUser } from "./users.ts";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { actorTypeSchema, text, title } from "../fields.ts";
-import { pageQuery } from "../pagination.ts";
+import { actorTypeSchema, text, title } from "../../api/fields.ts";
+import { pageQuery } from "../../api/pagination.ts";
 
 export const AGENT_STATUSES = ["idle", "working", "blocked", "error", "offline"] as const;
 export const agentStatusSchema = z.enum(AGENT_STATUSES);

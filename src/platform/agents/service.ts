@@ -1,14 +1,14 @@
 // Agents of a workspace: the records the agent runtime runs (model, instructions, tools) and their live status.
 import type { z } from "zod";
+import type { Actor } from "../../api/access.ts";
 import { hasRole, type Membership } from "../../auth/membership.ts";
 import type { Db } from "../../db/index.ts";
 import type { AgentsTable } from "../../db/schema.ts";
 import { fromJson, newId, now, toJson } from "../../db/values.ts";
+import { diffFields, recordActivity } from "../../events/activity.ts";
 import { conflict, forbidden, invalid } from "../../http/errors.ts";
-import * as work from "../../work/triggers.ts";
-import type { Actor } from "../access.ts";
-import { diffFields, recordActivity } from "../activity/record.ts";
 import { getInWorkspace, requireActorInWorkspace } from "../references.ts";
+import { workHooks } from "../work-hooks.ts";
 import { type AgentChecks, checkMcpServerUrls, checkStdioServers, checkTools } from "./checks.ts";
 import type { AgentStatus, agentSchema, CreateAgentInput, UpdateAgentPatch } from "./schemas.ts";
 
@@ -160,16 +160,6 @@ export async function deleteAgent(db: Db, by: Membership, agentId: string, actor
   await db.transaction().execute(async (trx) => {
     const agent = await getAgent(trx, by.workspaceId, agentId);
     requireManager(agent, by);
-    // Its tasks go with it; running ones are told to stop first.
-    const announceWork = await work.agentDeleted(trx, { agentId, actor });
-    await trx.deleteFrom("agents").where("id", "=", agentId).execute();
-    await trx
-      .updateTable("agents")
-      .set({ owner_type: null, owner_id: null })
-      .where("workspace_id", "=", by.workspaceId)
-      .where("owner_type", "=", "agent")
-      .where("owner_id", "=", agentId)
-      .execute();
     await recordActivity(trx, {
       workspaceId: by.workspaceId,
       entityType: "agent",
@@ -178,7 +168,16 @@ export async function deleteAgent(db: Db, by: Membership, agentId: string, actor
       action: "agent.deleted",
       details: { name: agent.name },
     });
-    await announceWork();
+    // Its tasks go with it; running ones are told to stop first.
+    await workHooks().agentDeleted(trx, { agentId, actor });
+    await trx.deleteFrom("agents").where("id", "=", agentId).execute();
+    await trx
+      .updateTable("agents")
+      .set({ owner_type: null, owner_id: null })
+      .where("workspace_id", "=", by.workspaceId)
+      .where("owner_type", "=", "agent")
+      .where("owner_id", "=", agentId)
+      .execute();
   });
 }
 

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { actorOf, refuseApiKeyCallers } from "../../api/access.ts";
+import { pageQuery } from "../../api/pagination.ts";
+import { workspaceParams } from "../../api/params.ts";
 import type { Db } from "../../db/index.ts";
 import { noContent } from "../../http/openapi.ts";
-import { actorOf, refuseApiKeyCallers } from "../access.ts";
-import { pageQuery } from "../pagination.ts";
-import { workspaceParams } from "../workspaces/schemas.ts";
 import { apiKeyParams, apiKeySchema, createApiKeyBody, createdApiKeySchema } from "./schemas.ts";
 import { createApiKey, listApiKeys, revokeApiKey } from "./service.ts";
 

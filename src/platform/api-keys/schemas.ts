@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { title } from "../fields.ts";
+import { title } from "../../api/fields.ts";
 
 export const apiKeySchema = z
   .object({

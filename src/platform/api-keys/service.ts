@@ -1,13 +1,13 @@
 // Workspace API keys: the secret is returned once at creation; only its hash and prefix are kept.
 
+import type { Actor } from "../../api/access.ts";
 import { generateApiKey } from "../../auth/api-key-secrets.ts";
 import { hasRole, type Membership } from "../../auth/membership.ts";
 import type { Db } from "../../db/index.ts";
 import type { ApiKeysTable } from "../../db/schema.ts";
 import { newId, now } from "../../db/values.ts";
+import { recordActivity } from "../../events/activity.ts";
 import { forbidden } from "../../http/errors.ts";
-import type { Actor } from "../access.ts";
-import { recordActivity } from "../activity/record.ts";
 import { getInWorkspace } from "../references.ts";
 
 export type ApiKey = Omit<ApiKeysTable, "workspace_id" | "key_hash">;

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { pageQuery } from "../../api/pagination.ts";
+import { workspaceParams } from "../../api/params.ts";
 import type { Db } from "../../db/index.ts";
-import { pageQuery } from "../pagination.ts";
-import { workspaceParams } from "../workspaces/schemas.ts";
 import { callParams, callSchema, callSummarySchema } from "./schemas.ts";
 import { getCall, listCalls } from "./service.ts";
 

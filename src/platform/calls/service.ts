@@ -1,10 +1,10 @@
 // Reading the voice call log of a workspace: the calls a `call` server with CALL_WORKSPACE_ID recorded under it.
 import { sql } from "kysely";
+import type { Page } from "../../api/pagination.ts";
 import type { Db } from "../../db/index.ts";
 import type { CallTranscriptsTable } from "../../db/schema.ts";
 import { isId } from "../../db/values.ts";
 import { notFound } from "../../http/errors.ts";
-import type { Page } from "../pagination.ts";
 
 export interface CallSummary {
   id: string;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { actorTypeSchema, idField, text } from "../fields.ts";
+import { actorTypeSchema, idField, text } from "../../api/fields.ts";
 
 export const commentSchema = z
   .object({

@@ -1,14 +1,14 @@
+import type { Actor } from "../../api/access.ts";
+import type { ActorType } from "../../api/fields.ts";
+import type { Page } from "../../api/pagination.ts";
 import { hasRole, type Role } from "../../auth/membership.ts";
 import type { Db } from "../../db/index.ts";
 import type { CommentsTable } from "../../db/schema.ts";
 import { isId, newId, now } from "../../db/values.ts";
+import { recordActivity } from "../../events/activity.ts";
 import { forbidden, notFound } from "../../http/errors.ts";
-import * as work from "../../work/triggers.ts";
-import type { Actor } from "../access.ts";
-import { recordActivity } from "../activity/record.ts";
-import type { ActorType } from "../fields.ts";
 import { getIssue } from "../issues/service.ts";
-import type { Page } from "../pagination.ts";
+import { workHooks } from "../work-hooks.ts";
 import type { CreateCommentFields } from "./schemas.ts";
 
 export type Comment = Omit<CommentsTable, "author_type"> & { author_type: ActorType; type: "comment" };
@@ -69,14 +69,6 @@ export async function addComment(
     updated_at: at,
   };
   await db.insertInto("comments").values(row).execute();
-  const announceWork = await work.commentAdded(db, {
-    workspaceId,
-    issueId: issue.id,
-    commentId: row.id,
-    content: row.content,
-    author: actor,
-    assignee: { type: issue.assignee_type, id: issue.assignee_id },
-  });
   await recordActivity(db, {
     workspaceId,
     entityType: "comment",
@@ -86,7 +78,14 @@ export async function addComment(
     action: "comment.created",
     details: { identifier: issue.identifier, ...(row.parent_id && { parent_id: row.parent_id }) },
   });
-  await announceWork();
+  await workHooks().commentAdded(db, {
+    workspaceId,
+    issueId: issue.id,
+    commentId: row.id,
+    content: row.content,
+    author: actor,
+    assignee: { type: issue.assignee_type, id: issue.assignee_id },
+  });
   return toComment(row);
 }
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { idField } from "../fields.ts";
+import { idField } from "../../api/fields.ts";
 
 export const dependencyTypeSchema = z.enum(["blocks", "blocked_by", "related"]);
 

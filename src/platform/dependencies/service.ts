@@ -1,13 +1,13 @@
+import type { Actor } from "../../api/access.ts";
+import type { Page } from "../../api/pagination.ts";
 import { hasRole, type Role } from "../../auth/membership.ts";
 import type { Db } from "../../db/index.ts";
 import { isUniqueViolation } from "../../db/index.ts";
 import type { IssueDependenciesTable } from "../../db/schema.ts";
 import { isId, newId, now } from "../../db/values.ts";
+import { recordActivity } from "../../events/activity.ts";
 import { conflict, forbidden, invalid, notFound } from "../../http/errors.ts";
-import type { Actor } from "../access.ts";
-import { recordActivity } from "../activity/record.ts";
 import { getIssue, isCreatorOf } from "../issues/service.ts";
-import type { Page } from "../pagination.ts";
 
 export type DependencyType = "blocks" | "blocked_by" | "related";
 export type Dependency = Omit<IssueDependenciesTable, "type"> & { type: DependencyType };

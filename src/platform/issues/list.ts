@@ -1,8 +1,8 @@
 // The issue list: filters, text search and paging, and the same page serialised to JSON by each SQL dialect.
 import { type Expression, type RawBuilder, type SqlBool, sql } from "kysely";
+import type { Page } from "../../api/pagination.ts";
 import type { Db, SqlDialect } from "../../db/index.ts";
 import { notFound } from "../../http/errors.ts";
-import type { Page } from "../pagination.ts";
 import { type Issue, issueQuery, toIssue } from "./issue-row.ts";
 import type { SharedPageBuilds } from "./page-builds.ts";
 import type { IssuePageCache } from "./page-cache.ts";

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { actorOf } from "../../api/access.ts";
+import { workspaceParams } from "../../api/params.ts";
 import type { Db, SqlDialect } from "../../db/index.ts";
 import { noContent } from "../../http/openapi.ts";
-import { actorOf } from "../access.ts";
-import { workspaceParams } from "../workspaces/schemas.ts";
 import { listIssuesJson } from "./list.ts";
 import { SharedPageBuilds } from "./page-builds.ts";
 import { IssuePageCache } from "./page-cache.ts";

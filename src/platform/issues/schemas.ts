@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { actorTypeSchema, csvFilter, dateText, idField, text, title } from "../fields.ts";
-import { pageQuery } from "../pagination.ts";
+import { actorTypeSchema, csvFilter, dateText, idField, text, title } from "../../api/fields.ts";
+import { pageQuery } from "../../api/pagination.ts";
 
 export const ISSUE_STATUSES = ["backlog", "todo", "in_progress", "in_review", "done", "blocked", "cancelled"] as const;
 export const ISSUE_PRIORITIES = ["urgent", "high", "medium", "low", "none"] as const;

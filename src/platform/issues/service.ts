@@ -1,14 +1,15 @@
 // Reading one issue, and creating, updating and deleting issues: each change in one transaction with its activity.
+
+import type { Actor } from "../../api/access.ts";
 import { hasRole, type Role } from "../../auth/membership.ts";
 import { type Db, isPostgres } from "../../db/index.ts";
 import type { IssuesTable } from "../../db/schema.ts";
 import { isId, newId, now, toJson } from "../../db/values.ts";
+import { diffFields, recordActivity } from "../../events/activity.ts";
 import { forbidden, invalid, notFound } from "../../http/errors.ts";
-import * as work from "../../work/triggers.ts";
-import type { Actor } from "../access.ts";
-import { diffFields, recordActivity } from "../activity/record.ts";
 import { getProject } from "../projects/service.ts";
 import { patchActorRef } from "../references.ts";
+import { workHooks } from "../work-hooks.ts";
 import { type Issue, issueQuery, toIssue } from "./issue-row.ts";
 import { changingIssueLists } from "./list-version.ts";
 import type { CreateIssueFields, UpdateIssuePatch } from "./schemas.ts";
@@ -96,13 +97,6 @@ export async function createIssue(db: Db, workspaceId: string, body: CreateIssue
     };
     await trx.insertInto("issues").values(row).execute();
     const issue = toIssue({ ...row, issue_prefix: counter.issue_prefix });
-    const announceWork = await work.assigneeChanged(trx, {
-      workspaceId,
-      issueId: issue.id,
-      before: null,
-      after: assignee,
-      actor,
-    });
     await recordActivity(trx, {
       workspaceId,
       entityType: "issue",
@@ -112,7 +106,7 @@ export async function createIssue(db: Db, workspaceId: string, body: CreateIssue
       action: "issue.created",
       details: { title: issue.title, identifier: issue.identifier },
     });
-    await announceWork();
+    await workHooks().assigneeChanged(trx, { workspaceId, issueId: issue.id, before: null, after: assignee, actor });
     return issue;
   });
 }
@@ -162,14 +156,7 @@ export async function updateIssue(
       })
       .where("id", "=", before.id)
       .execute();
-    if (changes.priority) await work.priorityChanged(trx, { issueId: before.id, priority: next.priority! });
-    const announceWork = await work.assigneeChanged(trx, {
-      workspaceId,
-      issueId: before.id,
-      before: { type: before.assignee_type, id: before.assignee_id },
-      after: assignee,
-      actor,
-    });
+    if (changes.priority) await workHooks().priorityChanged(trx, { issueId: before.id, priority: next.priority! });
     await recordActivity(trx, {
       workspaceId,
       entityType: "issue",
@@ -179,7 +166,13 @@ export async function updateIssue(
       action: "issue.updated",
       details: { identifier: before.identifier, changes },
     });
-    await announceWork();
+    await workHooks().assigneeChanged(trx, {
+      workspaceId,
+      issueId: before.id,
+      before: { type: before.assignee_type, id: before.assignee_id },
+      after: assignee,
+      actor,
+    });
     return { ...before, ...next, updated_at };
   });
 }
@@ -211,7 +204,6 @@ export async function deleteIssue(
       .where((eb) => eb.or([eb("issue_id", "=", issue.id), eb("depends_on_issue_id", "=", issue.id)]))
       .execute();
     await trx.deleteFrom("issues").where("id", "=", issue.id).execute();
-    const announceWork = await work.issueDeleted(trx, { issueId: issue.id, actor });
     await recordActivity(trx, {
       workspaceId,
       entityType: "issue",
@@ -221,6 +213,6 @@ export async function deleteIssue(
       action: "issue.deleted",
       details: { title: issue.title, identifier: issue.identifier },
     });
-    await announceWork();
+    await workHooks().issueDeleted(trx, { issueId: issue.id, actor });
   });
 }

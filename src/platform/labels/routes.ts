@@ -1,12 +1,12 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { actorOf } from "../../api/access.ts";
+import { pageQuery } from "../../api/pagination.ts";
+import { workspaceParams } from "../../api/params.ts";
 import type { Db } from "../../db/index.ts";
 import { noContent } from "../../http/openapi.ts";
-import { actorOf } from "../access.ts";
 import { issueParams } from "../issues/schemas.ts";
-import { pageQuery } from "../pagination.ts";
-import { workspaceParams } from "../workspaces/schemas.ts";
 import { createLabelBody, issueLabelParams, labelParams, labelSchema, updateLabelBody } from "./schemas.ts";
 import {
   createLabel,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { title } from "../fields.ts";
+import { title } from "../../api/fields.ts";
 
 export const DEFAULT_LABEL_COLOR = "#6B7280";
 

@@ -1,13 +1,13 @@
+import type { Actor } from "../../api/access.ts";
+import type { Page } from "../../api/pagination.ts";
 import type { Db } from "../../db/index.ts";
 import { isUniqueViolation } from "../../db/index.ts";
 import type { LabelsTable } from "../../db/schema.ts";
 import { newId, now } from "../../db/values.ts";
+import { diffFields, recordActivity } from "../../events/activity.ts";
 import { conflict } from "../../http/errors.ts";
-import type { Actor } from "../access.ts";
-import { diffFields, recordActivity } from "../activity/record.ts";
 import { changingIssueLists } from "../issues/list-version.ts";
 import { getIssue } from "../issues/service.ts";
-import type { Page } from "../pagination.ts";
 import { getInWorkspace } from "../references.ts";
 
 export type Label = LabelsTable;

@@ -1,11 +1,11 @@
+import type { Actor } from "../../api/access.ts";
 import { hasRole, type Membership, type Role } from "../../auth/membership.ts";
 import type { Db } from "../../db/index.ts";
 import { isPostgres, isUniqueViolation } from "../../db/index.ts";
 import { isId, newId, now } from "../../db/values.ts";
+import { recordActivity } from "../../events/activity.ts";
 import { conflict, forbidden, notFound } from "../../http/errors.ts";
-import type { Actor } from "../access.ts";
 import { emailKey } from "../accounts/users.ts";
-import { recordActivity } from "../activity/record.ts";
 
 export interface Member {
   id: string;

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { actorOf } from "../../api/access.ts";
+import { pageQuery } from "../../api/pagination.ts";
+import { workspaceParams } from "../../api/params.ts";
 import type { Db } from "../../db/index.ts";
 import { noContent } from "../../http/openapi.ts";
-import { actorOf } from "../access.ts";
-import { pageQuery } from "../pagination.ts";
-import { workspaceParams } from "../workspaces/schemas.ts";
 import { createProjectBody, projectParams, projectSchema, projectStatsSchema, updateProjectBody } from "./schemas.ts";
 import { createProject, deleteProject, getProject, listProjects, projectStats, updateProject } from "./service.ts";
 

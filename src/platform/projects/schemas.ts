@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { actorTypeSchema, idField, text, title } from "../fields.ts";
+import { actorTypeSchema, idField, text, title } from "../../api/fields.ts";
 
 export const PROJECT_STATUSES = ["planned", "in_progress", "paused", "completed", "cancelled"] as const;
 export const projectStatusSchema = z.enum(PROJECT_STATUSES);

@@ -1,14 +1,14 @@
+import type { Actor } from "../../api/access.ts";
+import type { ActorType } from "../../api/fields.ts";
+import type { Page } from "../../api/pagination.ts";
 import { hasRole, type Role } from "../../auth/membership.ts";
 import type { Db } from "../../db/index.ts";
 import type { ProjectsTable } from "../../db/schema.ts";
 import { newId, now } from "../../db/values.ts";
+import { diffFields, recordActivity } from "../../events/activity.ts";
 import { forbidden } from "../../http/errors.ts";
-import type { Actor } from "../access.ts";
-import { diffFields, recordActivity } from "../activity/record.ts";
-import type { ActorType } from "../fields.ts";
 import { changingIssueLists } from "../issues/list-version.ts";
 import { ISSUE_STATUSES } from "../issues/schemas.ts";
-import type { Page } from "../pagination.ts";
 import { getInWorkspace, patchActorRef } from "../references.ts";
 import type { CreateProjectInput, PROJECT_STATUSES, UpdateProjectPatch } from "./schemas.ts";
 

@@ -1,11 +1,12 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { actorOf, refuseApiKeyCallers } from "../../api/access.ts";
+import { pageQuery } from "../../api/pagination.ts";
+import { workspaceParams } from "../../api/params.ts";
 import type { Db } from "../../db/index.ts";
 import { noContent } from "../../http/openapi.ts";
-import { actorOf, refuseApiKeyCallers } from "../access.ts";
-import { pageQuery } from "../pagination.ts";
-import { createWorkspaceBody, updateWorkspaceBody, workspaceParams, workspaceSchema } from "./schemas.ts";
+import { createWorkspaceBody, updateWorkspaceBody, workspaceSchema } from "./schemas.ts";
 import { createWorkspace, deleteWorkspace, getWorkspace, listWorkspaces, updateWorkspace } from "./service.ts";
 
 const tags = ["workspaces"];

@@ -40,5 +40,3 @@ export const updateWorkspaceBody = z.object({
     })
     .optional(),
 });
-
-export const workspaceParams = z.object({ ws_id: z.string() });

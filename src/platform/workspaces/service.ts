@@ -1,11 +1,11 @@
 import { sql } from "kysely";
+import type { Actor } from "../../api/access.ts";
 import type { Db } from "../../db/index.ts";
 import { isPostgres, isUniqueViolation } from "../../db/index.ts";
 import type { WorkspacesTable } from "../../db/schema.ts";
 import { fromJson, newId, now, toJson } from "../../db/values.ts";
+import { diffFields, recordActivity } from "../../events/activity.ts";
 import { notFound } from "../../http/errors.ts";
-import type { Actor } from "../access.ts";
-import { diffFields, recordActivity } from "../activity/record.ts";
 import { changingIssueLists } from "../issues/list-version.ts";
 
 export type Workspace = Omit<WorkspacesTable, "settings" | "issue_counter" | "issue_list_version"> & {

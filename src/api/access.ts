@@ -1,8 +1,9 @@
 // Route guards for the platform API, run in onRequest so the documented check order holds:
 // 401 (credentials) → 403 (membership and role) → 422 (validation) → handler.
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { Authenticator, Principal } from "../auth/authenticator.ts";
+import type { Authenticator } from "../auth/authenticator.ts";
 import { hasRole, type Membership, type Role } from "../auth/membership.ts";
+import type { Principal } from "../auth/principal.ts";
 import { forbidden } from "../http/errors.ts";
 import type { ActorType } from "./fields.ts";
 

@@ -1,8 +1,9 @@
 // Every mutation writes one activity row, inside the same transaction as the change it describes, and the same entry
 // as an event in the workspace's outbox (stream, webhooks): no caller can write one without the other.
-import type { Db } from "../../db/index.ts";
-import { appendActivity } from "../../events/append.ts";
-import type { Actor } from "../access.ts";
+
+import type { Actor } from "../api/access.ts";
+import type { Db } from "../db/index.ts";
+import { appendActivity } from "./append.ts";
 
 export interface ActivityEntry {
   workspaceId: string;
