@@ -1,5 +1,6 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ConfigError, DEV_JWT_SECRET, loadConfig } from "../src/config.ts";
+import { CONFIG_VARIABLES, ConfigError, DEV_JWT_SECRET, loadConfig } from "../src/config.ts";
 
 const strongSecret = "x".repeat(32);
 
@@ -185,5 +186,15 @@ describe("config", () => {
     expect(configError({ METRICS_TOKEN: "short" })).toBe(
       "Invalid configuration: METRICS_TOKEN must be at least 16 characters",
     );
+  });
+
+  it("docs/configuration.md's tables list exactly the variables the configuration reads, each once", () => {
+    const page = readFileSync(new URL("../docs/configuration.md", import.meta.url), "utf8");
+    // The first cell of each table row: one or more `NAME`s.
+    const documented = [...page.matchAll(/^\|\s*((?:`[A-Z][A-Z0-9_]*`(?:,\s*)?)+)\s*\|/gm)].flatMap((row) =>
+      [...(row[1] ?? "").matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((name) => name[1]),
+    );
+    expect(CONFIG_VARIABLES.length).toBeGreaterThan(40);
+    expect(documented.toSorted()).toEqual(CONFIG_VARIABLES.toSorted());
   });
 });

@@ -1,5 +1,5 @@
-// Event encoding for the agent-UI stream, in both dialects: the official UPPER_SNAKE names (what @ag-ui/client
-// expects) or the seed's lower-case ones, same camelCase fields. Frames are written directly (`event:` + `data:`,
+// Event encoding for the agent-UI stream, in both namings: the official UPPER_SNAKE names (what @ag-ui/client
+// expects) or the same names in lower case (the first clients' naming), same camelCase fields. Frames are written directly (`event:` + `data:`,
 // LF only): @ag-ui/encoder writes no `event:` line, and a text delta must cost little more than its JSON.
 import {
   type CustomEvent,
@@ -98,7 +98,7 @@ export class OfficialEventSink implements RunSink {
 
 const NAMES: Record<EventNaming, Names> = {
   "ag-ui": OFFICIAL,
-  seed: Object.fromEntries(Object.entries(OFFICIAL).map(([key, name]) => [key, name.toLowerCase()])) as Names,
+  lowercase: Object.fromEntries(Object.entries(OFFICIAL).map(([key, name]) => [key, name.toLowerCase()])) as Names,
 };
 
 /** Writes a run as SSE frames; frames of one turn of the event loop go out in one write. */

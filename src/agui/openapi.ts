@@ -15,8 +15,9 @@ export const aguiDocs: RouteDocs = {
   tags: ["agent-ui"],
   summary: "Run an agent for a thread, streamed as server-sent events (AG-UI)",
   description:
-    "Body: the seed's `{threadId, runId, state:{messages}}` or the official RunAgentInput (snake_case accepted). " +
-    "A top-level `messages` array selects the official UPPER_SNAKE event names, otherwise the seed's lower-case ones.",
+    "Body: the simple `{threadId, runId, state:{messages}}` or the official RunAgentInput (snake_case accepted). " +
+    "A top-level `messages` array selects the official UPPER_SNAKE event names, otherwise the same names in lower " +
+    "case; `?dialect=ag-ui` or `?dialect=lowercase` (alias `seed`) decides explicitly.",
   security: optionalCredential,
   body: {
     type: "object",

@@ -1,4 +1,4 @@
-// The two request shapes of POST /agui (the seed's `{threadId, runId, state:{messages}}` and the official
+// The two request shapes of POST /agui (the simple `{threadId, runId, state:{messages}}` and the official
 // RunAgentInput), camelCase or snake_case, normalised into one run input. A bad body is a 422 before any stream.
 import { z } from "zod";
 import type { ToolCallRecord, ToolSpec } from "../agents/model.ts";
@@ -6,12 +6,13 @@ import type { ThreadMessage } from "../agents/threads.ts";
 import { newId } from "../db/values.ts";
 import { ValidationError, validationIssue } from "../http/errors.ts";
 
-export type EventNaming = "seed" | "ag-ui";
+/** `?dialect=` of POST /agui: the official UPPER_SNAKE event names, or the same in lower case. */
+export type EventNaming = "lowercase" | "ag-ui";
 
 export interface AguiRunInput {
   threadId: string;
   runId: string;
-  /** Official clients send a top-level `messages` array and get the official event names. */
+  /** Official clients send a top-level `messages` array and get the official event names; others lower case. */
   dialect: EventNaming;
   messages: ThreadMessage[];
   /** System or developer messages and the client's context, for this run's instructions. */
@@ -80,7 +81,7 @@ const body = z.preprocess(
   }),
 );
 
-const seedMessages = z.looseObject({ messages: z.array(message) });
+const stateMessages = z.looseObject({ messages: z.array(message) });
 
 type ParsedMessage = z.infer<typeof message>;
 
@@ -91,7 +92,7 @@ export function parseRunInput(raw: unknown, dialectOverride: EventNaming | undef
   let messages: ParsedMessage[];
   if (input.messages !== undefined) messages = input.messages;
   else {
-    const state = seedMessages.safeParse(input.state);
+    const state = stateMessages.safeParse(input.state);
     if (!state.success) throw validationError(state.error, ["state"]);
     messages = state.data.messages;
   }
@@ -138,7 +139,7 @@ export function parseRunInput(raw: unknown, dialectOverride: EventNaming | undef
   return {
     threadId: input.threadId,
     runId: input.runId ?? newId(),
-    dialect: dialectOverride ?? (Array.isArray(input.messages) ? "ag-ui" : "seed"),
+    dialect: dialectOverride ?? (Array.isArray(input.messages) ? "ag-ui" : "lowercase"),
     messages: threadMessages,
     extraInstructions: instructions.length > 0 ? instructions.join("\n\n") : undefined,
     clientTools: (input.tools ?? []).map((tool) => ({

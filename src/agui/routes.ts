@@ -16,7 +16,7 @@ import { documented } from "../http/openapi.ts";
 import { logRequest } from "../http/request-log.ts";
 import { SseRunWriter } from "./events.ts";
 import { aguiDocs } from "./openapi.ts";
-import { parseRunInput } from "./request.ts";
+import { type EventNaming, parseRunInput } from "./request.ts";
 
 const SSE_HEADERS = {
   "content-type": "text/event-stream; charset=utf-8",
@@ -31,7 +31,12 @@ const query = z.object({
     .min(1)
     .optional()
     .describe("Platform agent id (else forwardedProps.agentId, else the default agent)"),
-  dialect: z.enum(["seed", "ag-ui"]).optional().describe("Event names: seed lower-case or official UPPER_SNAKE"),
+  dialect: z
+    .enum(["ag-ui", "lowercase", "seed"])
+    // `seed`, the first name of the lower-case naming, stays accepted for the clients written against it.
+    .transform((naming): EventNaming => (naming === "seed" ? "lowercase" : naming))
+    .optional()
+    .describe("Event names: official UPPER_SNAKE (`ag-ui`) or the same in lower case (`lowercase`; alias `seed`)"),
 });
 
 export interface AguiOptions {

@@ -119,15 +119,27 @@ describe.each(testDialects)("POST /agui streams a run (%s)", (dialect) => {
       },
     );
     expect(official.types[0]).toBe("RUN_STARTED");
-    const seed = await postAgui(
+    const lowercase = await postAgui(
       t.url,
       { threadId: "thread-dialect-2", runId: "r2", messages: [{ id: "b", role: "user", content: "y" }] },
-      { path: "/agui?dialect=seed" },
+      { path: "/agui?dialect=lowercase" },
     );
-    expect(seed.types[0]).toBe("run_started");
-    expect(seed.types.at(-1)).toBe("run_finished");
+    expect(lowercase.types[0]).toBe("run_started");
+    expect(lowercase.types.at(-1)).toBe("run_finished");
     const bad = await postAgui(t.url, seedRequest("t", "r", []), { path: "/agui?dialect=klingon" });
     expect(bad.status).toBe(422);
+  });
+
+  it("?dialect=seed, the old name of the lower-case naming, still gives lower-case events", async () => {
+    const seed = await postAgui(
+      t.url,
+      { threadId: "thread-dialect-3", runId: "r3", messages: [{ id: "c", role: "user", content: "z" }] },
+      { path: "/agui?dialect=seed" },
+    );
+    expect(seed.status).toBe(200);
+    expect(seed.types[0]).toBe("run_started");
+    expect(seed.types.at(-1)).toBe("run_finished");
+    expect(seed.types.every((type) => type === type.toLowerCase())).toBe(true);
   });
 
   it("a tool call streams its start, arguments, end and result, then the model's answer", async () => {

@@ -1,4 +1,5 @@
-// The example agents a user can copy (examples/agents/*.json, examples/mcp-server.ts) do what the README says.
+// The example agents a user can copy (examples/agents/*.json, examples/mcp-server.ts) do what
+// docs/agents-at-work.md says.
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";

@@ -1,4 +1,4 @@
-// The README's "Connect a client" snippets, run as written: each JSON configuration is started the way its client
+// The "Connect a client" snippets of docs/tool-protocol.md, run as written: each JSON configuration is started the way its client
 // starts it (a command over stdio, or a URL with headers), and each Inspector command line is run. Only the
 // placeholders change: the repository path, the key, the server's port and the database.
 import { execFile } from "node:child_process";
@@ -17,8 +17,8 @@ import { staticSource, ToolRegistry } from "../../src/tools/registry.ts";
 import { createWorkspaceWithRoles, startTestApp, type TestApp } from "../helpers/app.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url)).replace(/\/$/, "");
-const readme = readFileSync(join(root, "README.md"), "utf8");
-const section = readme.slice(readme.indexOf("### Connect a client"), readme.indexOf("### The SDK client"));
+const page = readFileSync(join(root, "docs/tool-protocol.md"), "utf8");
+const section = page.slice(page.indexOf("## Connect a client"), page.indexOf("## The SDK client"));
 const SLOW = 90_000;
 
 interface ServerEntry {
@@ -43,7 +43,7 @@ beforeAll(async () => {
   const team = await createWorkspaceWithRoles(server.api);
   const created = await server.api.post(
     `workspaces/${team.workspaceId}/api-keys`,
-    { name: "readme" },
+    { name: "client-configs" },
     {
       token: team.owner.token,
     },
@@ -58,7 +58,7 @@ afterAll(async () => {
   rmSync(workdir, { recursive: true, force: true });
 });
 
-/** The README's text with its placeholders filled in. */
+/** The page's text with its placeholders filled in. */
 const filled = (text: string) =>
   text
     .replaceAll("/path/to/agent-platform", root)
@@ -93,7 +93,7 @@ const configs = fenced("json").map((block) => {
   return { block, entry: (parsed.mcpServers ?? parsed.servers)?.["agent-platform"] };
 });
 
-describe("the README's client configurations", () => {
+describe("the client configurations of docs/tool-protocol.md", () => {
   it("has the stdio and remote snippets for Claude Desktop, Cursor and VS Code", () => {
     expect(configs.map(({ entry }) => (entry?.url ? "url" : entry?.command))).toEqual([
       "node",
@@ -109,7 +109,7 @@ describe("the README's client configurations", () => {
     async (_index, block) => {
       const parsed = JSON.parse(filled(block));
       const entry: ServerEntry = (parsed.mcpServers ?? parsed.servers)["agent-platform"];
-      const client = new Client({ name: "readme", version: "1.0.0" });
+      const client = new Client({ name: "client-configs", version: "1.0.0" });
       await client.connect(transportFor(entry));
       try {
         const names = (await client.listTools()).tools.map((tool) => tool.name);
@@ -124,7 +124,7 @@ describe("the README's client configurations", () => {
   );
 });
 
-describe("the README's Inspector command lines (through the Node 20 Inspector CLI)", () => {
+describe("the Inspector command lines of docs/tool-protocol.md (through the Node 20 Inspector CLI)", () => {
   const commands = fenced("sh")
     .flatMap((block) => block.replaceAll("\\\n", " ").split("\n"))
     .filter((line) => line.startsWith("npx @modelcontextprotocol/inspector --cli"));
