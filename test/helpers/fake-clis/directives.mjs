@@ -1,0 +1,86 @@
+// What the fake agent CLIs are told to do, by lines of the brief they read on stdin:
+//   FAKE: report <file>       write {argv, env, cwd, stdin, files} as JSON to <file> before anything else
+//   FAKE: hang                print the start of the session, then nothing, forever
+//   FAKE: crash               print the start, then a few stderr lines, exit 3
+//   FAKE: spawn-child <file>  start a child process (same process group) that lives forever; write both pids
+//                             to <file> as JSON {cli, child}; then hang
+//   FAKE: stubborn            ignore SIGTERM (the child too), so only SIGKILL ends them
+//   FAKE: commit <file>       write <file> in the working directory and commit it
+//   FAKE: fail-turn           the turn fails (an API error), exit code as the real CLI gives it
+import { execFileSync, spawn } from "node:child_process";
+import { readdirSync, writeFileSync } from "node:fs";
+
+export async function readStdin() {
+  let text = "";
+  process.stdin.setEncoding("utf8");
+  for await (const chunk of process.stdin) text += chunk;
+  return text;
+}
+
+export function directives(prompt) {
+  const found = {};
+  for (const line of prompt.split("\n")) {
+    const match = /^FAKE: ([\w-]+)(?: (.*))?$/.exec(line.trim());
+    if (match) found[match[1]] = match[2] ?? true;
+  }
+  return found;
+}
+
+/** The first line of the brief that is not a directive: the fake's answer names it, proving it read stdin. */
+export function briefTitle(prompt) {
+  return (
+    prompt
+      .split("\n")
+      .find((line) => line.trim() !== "" && !line.startsWith("FAKE:"))
+      ?.trim() ?? ""
+  );
+}
+
+export function applyStartDirectives(found, prompt, extra = {}) {
+  if (found.stubborn) process.on("SIGTERM", () => {});
+  if (typeof found.report === "string") {
+    writeFileSync(
+      found.report,
+      JSON.stringify({
+        argv: process.argv.slice(2),
+        env: process.env,
+        cwd: process.cwd(),
+        stdin: prompt,
+        files: readdirSync(process.cwd()),
+        ...extra,
+      }),
+    );
+  }
+}
+
+/** After the session has started: the directives that change how the run goes on. */
+export function applyRunDirectives(found) {
+  if (typeof found["spawn-child"] === "string") {
+    const script = found.stubborn
+      ? "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000);"
+      : "setInterval(() => {}, 1000);";
+    const child = spawn(process.execPath, ["-e", script], { stdio: "ignore" });
+    writeFileSync(found["spawn-child"], JSON.stringify({ cli: process.pid, child: child.pid }));
+    hang();
+    return true;
+  }
+  if (found.hang) {
+    hang();
+    return true;
+  }
+  if (found.crash) {
+    process.stderr.write("loading config\nconnecting to the model\nfatal: the model connection was reset\n");
+    process.exit(3);
+  }
+  if (typeof found.commit === "string") {
+    writeFileSync(found.commit, "written by the fake agent\n");
+    const git = (...args) => execFileSync("git", args, { stdio: "ignore" });
+    git("add", found.commit);
+    git("-c", "user.name=Fake Agent", "-c", "user.email=agent@example.com", "commit", "-m", `Add ${found.commit}`);
+  }
+  return false;
+}
+
+function hang() {
+  setInterval(() => {}, 60_000);
+}
