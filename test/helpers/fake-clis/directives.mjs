@@ -6,6 +6,7 @@
 //                             to <file> as JSON {cli, child}; then hang
 //   FAKE: stubborn            ignore SIGTERM (the child too), so only SIGKILL ends them
 //   FAKE: commit <file>       write <file> in the working directory and commit it
+//   FAKE: push                after that commit, push the branch to origin
 //   FAKE: fail-turn           the turn fails (an API error), exit code as the real CLI gives it
 import { execFileSync, spawn } from "node:child_process";
 import { readdirSync, writeFileSync } from "node:fs";
@@ -77,6 +78,7 @@ export function applyRunDirectives(found) {
     const git = (...args) => execFileSync("git", args, { stdio: "ignore" });
     git("add", found.commit);
     git("-c", "user.name=Fake Agent", "-c", "user.email=agent@example.com", "commit", "-m", `Add ${found.commit}`);
+    if (found.push) git("push", "origin", "HEAD");
   }
   return false;
 }
