@@ -79,7 +79,11 @@ export class CliProcess {
     const lines = createInterface({ input: child.stdout!, crlfDelay: Number.POSITIVE_INFINITY });
     lines.on("line", (line) => {
       this.heard();
-      this.options.onLine(line);
+      try {
+        this.options.onLine(line);
+      } catch {
+        // One line the runner could not take in (a disk that is full...) must not bring the runner down.
+      }
     });
     child.stderr?.setEncoding("utf8");
     child.stderr?.on("data", (chunk: string) => {

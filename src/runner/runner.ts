@@ -147,6 +147,7 @@ export class Runner {
       return;
     }
     const assignment = parsed.data;
+    if (this.running.has(assignment.task.id)) return; // a claim answered twice: the task is already being worked
     const runtime = this.runtimesById.get(assignment.runtime_id);
     if (runtime === undefined) {
       this.reportRefusal(assignment.task.id, `This runner offers no runtime ${assignment.runtime_id}`, true);

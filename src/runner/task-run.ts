@@ -12,6 +12,7 @@ import { CliProcess, lastLines, type ProcessEnd } from "./process.ts";
 import { type Assignment, RepositorySchema } from "./protocol.ts";
 import { agentBranchName, type Repositories, RepositoryError } from "./repos.ts";
 import type { LocalRuntime } from "./runtimes.ts";
+import { forgetSession, readSession, rememberSession } from "./sessions.ts";
 import { freshWorkDir, makeSecretsDir, type RunnerDirs, removeSecretsDir, writeBriefs } from "./workdir.ts";
 
 export interface TaskReporter {
@@ -60,16 +61,22 @@ export class TaskRun {
 
   async run(): Promise<TaskEnd> {
     const adapter = ADAPTERS[this.runtime.kind];
-    const secretsDir = await makeSecretsDir(this.context.dirs, this.taskId);
+    let secretsDir: string | undefined;
     try {
+      secretsDir = await makeSecretsDir(this.context.dirs, this.taskId);
       const { workDir, resumeSessionId } = await this.prepare(adapter);
       if (this.stopReason !== undefined) return this.stoppedEnd();
-      return await this.runCli(adapter, workDir, secretsDir, resumeSessionId);
+      await writeBriefs(workDir, adapter.briefFiles, this.assignment.prompt, this.context.baseEnv);
+      const first = await this.runCli(adapter, workDir, secretsDir, resumeSessionId);
+      // A session the CLI no longer has (its store was cleared, another machine's) would fail every retry the same
+      // way: the CLI refused it before starting one, so the task starts a new session instead.
+      if (!first.resumeRefused || this.stopReason !== undefined) return first.end;
+      return (await this.runCli(adapter, workDir, secretsDir, undefined)).end;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       return { outcome: "fail", body: { error: message, retryable: !(error instanceof RepositoryError) } };
     } finally {
-      await removeSecretsDir(secretsDir);
+      if (secretsDir !== undefined) await removeSecretsDir(secretsDir);
     }
   }
 
@@ -78,9 +85,11 @@ export class TaskRun {
     const { assignment, context } = this;
     const resume = assignment.resume;
     if (resume && this.isOurWorkDir(resume.work_dir) && existsSync(resume.work_dir)) {
-      return { workDir: resume.work_dir, ...(adapter.resumes ? { resumeSessionId: resume.session_id } : {}) };
+      const resumable = adapter.resumes && (await readSession(resume.work_dir))?.kind === this.runtime.kind;
+      return { workDir: resume.work_dir, ...(resumable ? { resumeSessionId: resume.session_id } : {}) };
     }
     const workDir = join(context.dirs.work, this.taskId);
+    await forgetSession(workDir);
     const repository = assignment.agent.runtime_config?.repository;
     if (repository === undefined || repository === null) {
       await freshWorkDir(workDir);
@@ -106,9 +115,8 @@ export class TaskRun {
     workDir: string,
     secretsDir: string,
     resumeSessionId: string | undefined,
-  ): Promise<TaskEnd> {
+  ): Promise<{ end: TaskEnd; resumeRefused: boolean }> {
     const { assignment, context, reporter } = this;
-    await writeBriefs(workDir, adapter.briefFiles, assignment.prompt, context.baseEnv);
     const launch = await adapter.launch({
       command: this.runtime.command,
       workDir,
@@ -146,13 +154,17 @@ export class TaskRun {
         const sessionId = parser.sessionId;
         if (sessionId !== undefined && sessionId !== reportedSession) {
           reportedSession = sessionId;
+          rememberSession(workDir, this.runtime.kind, sessionId);
           reporter.session(sessionId, workDir);
         }
       },
     });
     if (this.stopReason !== undefined) await this.process.stop();
     const end = await this.process.ended;
-    return this.endOf(end, parser.finish(), workDir);
+    const outcome = parser.finish();
+    const resumeRefused =
+      resumeSessionId !== undefined && end.reason === "exited" && end.code !== 0 && outcome.sessionId === undefined;
+    return { end: await this.endOf(end, outcome, workDir), resumeRefused };
   }
 
   private async endOf(end: ProcessEnd, outcome: CliOutcome, workDir: string): Promise<TaskEnd> {

@@ -1,7 +1,7 @@
 // Runs one assignment through the runner's real TaskRun (real processes, real folders, real git), reading what it
 // reports through the TaskReporter seam instead of the runner API.
 import { randomUUID } from "node:crypto";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { OfficialEvent } from "../../src/runner/agui.ts";
@@ -39,17 +39,21 @@ export interface RecordedRun {
 export class RunnerHarness {
   readonly dirs: RunnerDirs;
   readonly repos: Repositories;
+  /** The runner's HOME: where the fake CLIs keep their sessions. */
+  readonly home: string;
 
   constructor(
     readonly runnerEnv: Record<string, string | undefined> = {},
     readonly withheld: string[] = [],
   ) {
-    this.dirs = runnerDirs(mkdtempSync(join(tmpdir(), "runner-dir-")));
+    const root = mkdtempSync(join(tmpdir(), "runner-dir-"));
+    this.home = join(root, "home");
+    this.dirs = runnerDirs(join(root, "runner"));
     this.repos = new Repositories(this.dirs.repos, this.baseEnv());
   }
 
   baseEnv(): Record<string, string> {
-    const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...this.runnerEnv };
+    const env = { PATH: process.env.PATH, HOME: this.home, ...this.runnerEnv };
     return scrubbedEnvironment(env, { runnerToken: RUNNER_TOKEN, withheld: this.withheld });
   }
 
@@ -96,4 +100,19 @@ export async function eventually<T>(check: () => T | undefined, timeoutMs = 15_0
     if (Date.now() > deadline) throw new Error("timed out waiting");
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/** What a fake CLI reported (`FAKE: report <file>`), one entry per start. */
+export function reportsOf(file: string): any[] {
+  return readFileSync(file, "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line));
+}
+
+/** The report of the only start of a fake CLI. */
+export function reportOf(file: string): any {
+  const reports = reportsOf(file);
+  if (reports.length !== 1) throw new Error(`${file}: the CLI started ${reports.length} times`);
+  return reports[0];
 }

@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { EventSchema } from "@ag-ui/core/schemas";
 import { afterAll, describe, expect, it } from "vitest";
 import { fakeCliBin } from "../helpers/fake-clis/index.ts";
-import { assignmentFor, cliRuntime, RunnerHarness, TASK_TOKEN } from "../helpers/runner.ts";
+import { assignmentFor, cliRuntime, RunnerHarness, reportOf, reportsOf, TASK_TOKEN } from "../helpers/runner.ts";
 
-const bin = fakeCliBin(["claude"]);
+const bin = fakeCliBin(["claude", "codex"]);
 const scratch = mkdtempSync(join(tmpdir(), "runner-claude-"));
 const claude = cliRuntime("claude", bin);
 afterAll(() => {
@@ -21,7 +21,7 @@ describe("a Claude Code task", () => {
     const assignment = assignmentFor({ prompt: `# ENG-1 Fix the login page\nFAKE: report ${report}\n` });
     const { end, events, sessions } = await harness.run(claude, assignment);
 
-    const seen = JSON.parse(readFileSync(report, "utf8"));
+    const seen = reportOf(report);
     const workDir = join(harness.dirs.work, assignment.task.id);
     expect(seen.cwd).toBe(workDir);
     expect(seen.stdin).toBe(assignment.prompt);
@@ -91,12 +91,55 @@ describe("a Claude Code task", () => {
     });
     const { end } = await harness.run(claude, again);
 
-    const seen = JSON.parse(readFileSync(report, "utf8"));
+    const seen = reportOf(report);
     expect(seen.cwd).toBe(earlier.workDir);
     expect(seen.argv).toEqual(expect.arrayContaining(["--resume", earlier.sessionId]));
     expect(readFileSync(join(earlier.workDir, "AGENTS.md"), "utf8")).toBe(again.prompt);
     expect(end).toMatchObject({ outcome: "complete", body: { session_id: earlier.sessionId } });
     expect(end.outcome === "complete" && end.body.output).toMatch(`Resumed session ${earlier.sessionId}.`);
+  });
+
+  it("starts a new session in the same folder when Claude Code no longer has the one to resume", async () => {
+    const harness = new RunnerHarness();
+    const first = await harness.run(claude, assignmentFor({ prompt: "# ENG-2 Add a footer\n" }));
+    const earlier = first.sessions[0]!;
+    rmSync(join(harness.home, ".claude-fake"), { recursive: true }); // the CLI's own session store is gone
+
+    const report = join(scratch, "refused.jsonl");
+    const { end, sessions } = await harness.run(
+      claude,
+      assignmentFor({
+        prompt: `# ENG-2 Add a footer (again)\nFAKE: report ${report}\n`,
+        resume: { session_id: earlier.sessionId, work_dir: earlier.workDir },
+      }),
+    );
+    const [refused, fresh] = reportsOf(report);
+    expect(refused.argv).toEqual(expect.arrayContaining(["--resume", earlier.sessionId]));
+    expect(fresh.argv).not.toContain("--resume");
+    expect(fresh.cwd).toBe(earlier.workDir);
+    expect(sessions).toEqual([{ sessionId: expect.any(String), workDir: earlier.workDir }]);
+    expect(sessions[0]?.sessionId).not.toBe(earlier.sessionId);
+    expect(end).toMatchObject({ outcome: "complete", body: { output: "Worked on: # ENG-2 Add a footer (again)" } });
+  });
+
+  it("is not handed the session of another CLI that worked the issue before", async () => {
+    const harness = new RunnerHarness();
+    const byCodex = await harness.run(cliRuntime("codex", bin), assignmentFor({ prompt: "# ENG-2 Add a footer\n" }));
+    const earlier = byCodex.sessions[0]!;
+
+    const report = join(scratch, "other-cli.json");
+    const { end } = await harness.run(
+      claude,
+      assignmentFor({
+        prompt: `# ENG-2 Add a footer\nFAKE: report ${report}\n`,
+        resume: { session_id: earlier.sessionId, work_dir: earlier.workDir },
+      }),
+    );
+    // Started once, fresh: never asked to resume a Codex thread.
+    const seen = reportOf(report);
+    expect(seen.argv).not.toContain("--resume");
+    expect(seen.cwd).toBe(earlier.workDir);
+    expect(end.outcome).toBe("complete");
   });
 
   it("does not resume in a folder that is not one of this runner's working directories", async () => {
@@ -108,7 +151,7 @@ describe("a Claude Code task", () => {
     });
     const { end } = await harness.run(claude, assignment);
 
-    const seen = JSON.parse(readFileSync(report, "utf8"));
+    const seen = reportOf(report);
     expect(seen.cwd).toBe(join(harness.dirs.work, assignment.task.id));
     expect(seen.argv).not.toContain("--resume");
     expect(end.outcome).toBe("complete");

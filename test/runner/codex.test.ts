@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EventSchema } from "@ag-ui/core/schemas";
 import { afterAll, describe, expect, it } from "vitest";
 import { fakeCliBin } from "../helpers/fake-clis/index.ts";
-import { assignmentFor, cliRuntime, RunnerHarness, TASK_TOKEN } from "../helpers/runner.ts";
+import { assignmentFor, cliRuntime, RunnerHarness, reportOf, TASK_TOKEN } from "../helpers/runner.ts";
 
 const bin = fakeCliBin(["codex"]);
 const scratch = mkdtempSync(join(tmpdir(), "runner-codex-"));
@@ -21,7 +21,7 @@ describe("a Codex task", () => {
     const assignment = assignmentFor({ prompt: `# ENG-5 Write release notes\nFAKE: report ${report}\n` });
     const { end, events, sessions } = await harness.run(codex, assignment);
 
-    const seen = JSON.parse(readFileSync(report, "utf8"));
+    const seen = reportOf(report);
     expect(seen.cwd).toBe(join(harness.dirs.work, assignment.task.id));
     expect(seen.stdin).toBe(assignment.prompt);
     expect(seen.files).toContain("AGENTS.md");
@@ -81,7 +81,7 @@ describe("a Codex task", () => {
         resume: { session_id: earlier.sessionId, work_dir: earlier.workDir },
       }),
     );
-    const seen = JSON.parse(readFileSync(report, "utf8"));
+    const seen = reportOf(report);
     expect(seen.argv.slice(-3)).toEqual(["resume", earlier.sessionId, "-"]);
     expect(seen.cwd).toBe(earlier.workDir);
     expect(end.outcome === "complete" && end.body.output).toMatch(`Resumed thread ${earlier.sessionId}.`);

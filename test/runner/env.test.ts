@@ -1,9 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { fakeCliBin } from "../helpers/fake-clis/index.ts";
-import { assignmentFor, cliRuntime, RUNNER_TOKEN, RunnerHarness, TASK_TOKEN } from "../helpers/runner.ts";
+import { assignmentFor, cliRuntime, RUNNER_TOKEN, RunnerHarness, reportOf, TASK_TOKEN } from "../helpers/runner.ts";
 
 const bin = fakeCliBin(["claude"]);
 const scratch = mkdtempSync(join(tmpdir(), "runner-env-"));
@@ -32,7 +32,7 @@ describe("an agent CLI's environment", () => {
     const { end } = await harness.run(cliRuntime("claude", bin), assignment);
     expect(end.outcome).toBe("complete");
 
-    const env: Record<string, string> = JSON.parse(readFileSync(report, "utf8")).env;
+    const env: Record<string, string> = reportOf(report).env;
     expect(Object.values(env).some((value) => value.includes(RUNNER_TOKEN))).toBe(false);
     const platformVariables = Object.fromEntries(
       Object.entries(env).filter(([name]) => name.startsWith("AGENT_PLATFORM_")),
@@ -49,7 +49,7 @@ describe("an agent CLI's environment", () => {
     }
     expect(env).toMatchObject({
       EDITOR: "vim",
-      HOME: process.env.HOME,
+      HOME: harness.home,
       PWD: join(harness.dirs.work, assignment.task.id),
     });
   });

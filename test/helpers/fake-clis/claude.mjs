@@ -3,7 +3,7 @@
 // system/init, assistant and user messages wrapping Anthropic content blocks, and the final result).
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { applyRunDirectives, applyStartDirectives, briefTitle, directives, readStdin } from "./directives.mjs";
+import { applyRunDirectives, applyStartDirectives, briefTitle, directives, readStdin, session } from "./directives.mjs";
 
 const args = process.argv.slice(2);
 if (args.includes("--version")) {
@@ -38,7 +38,7 @@ const mcpConfigs = values("--mcp-config").map((file) => JSON.parse(readFileSync(
 applyStartDirectives(found, prompt, { mcpConfigs });
 
 const resumed = values("--resume")[0];
-const sessionId = resumed ?? randomUUID();
+const sessionId = session(".claude-fake/sessions", resumed, randomUUID(), "No conversation found with session ID: ");
 const model = "claude-sonnet-4-5-20250929";
 const print = (message) => process.stdout.write(`${JSON.stringify(message)}\n`);
 const usage = (input, output) => ({

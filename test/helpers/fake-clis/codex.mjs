@@ -6,7 +6,7 @@ import { execSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { applyRunDirectives, applyStartDirectives, briefTitle, directives, readStdin } from "./directives.mjs";
+import { applyRunDirectives, applyStartDirectives, briefTitle, directives, readStdin, session } from "./directives.mjs";
 
 const args = process.argv.slice(2);
 if (args[0] === "--version") {
@@ -52,7 +52,7 @@ const prompt = await readStdin();
 const found = directives(prompt);
 applyStartDirectives(found, prompt, { config });
 const print = (event) => process.stdout.write(`${JSON.stringify(event)}\n`);
-const threadId = resumed ?? randomUUID();
+const threadId = session(".codex-fake/sessions", resumed, randomUUID(), "Error: no rollout found for thread id ");
 print({ type: "thread.started", thread_id: threadId });
 print({ type: "turn.started" });
 if (!applyRunDirectives(found)) {

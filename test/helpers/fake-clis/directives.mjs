@@ -1,5 +1,5 @@
 // What the fake agent CLIs are told to do, by lines of the brief they read on stdin:
-//   FAKE: report <file>       write {argv, env, cwd, stdin, files} as JSON to <file> before anything else
+//   FAKE: report <file>       append {argv, env, cwd, stdin, files} as a JSON line to <file>, once per start
 //   FAKE: hang                print the start of the session, then nothing, forever
 //   FAKE: crash               print the start, then a few stderr lines, exit 3
 //   FAKE: spawn-child <file>  start a child process (same process group) that lives forever; write both pids
@@ -9,7 +9,8 @@
 //   FAKE: push                after that commit, push the branch to origin
 //   FAKE: fail-turn           the turn fails (an API error), exit code as the real CLI gives it
 import { execFileSync, spawn } from "node:child_process";
-import { readdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 
 export async function readStdin() {
   let text = "";
@@ -40,16 +41,16 @@ export function briefTitle(prompt) {
 export function applyStartDirectives(found, prompt, extra = {}) {
   if (found.stubborn) process.on("SIGTERM", () => {});
   if (typeof found.report === "string") {
-    writeFileSync(
+    appendFileSync(
       found.report,
-      JSON.stringify({
+      `${JSON.stringify({
         argv: process.argv.slice(2),
         env: process.env,
         cwd: process.cwd(),
         stdin: prompt,
         files: readdirSync(process.cwd()),
         ...extra,
-      }),
+      })}\n`,
     );
   }
 }
@@ -85,4 +86,20 @@ export function applyRunDirectives(found) {
 
 function hang() {
   setInterval(() => {}, 60_000);
+}
+
+/**
+ * Sessions live in the CLI's store under HOME, like the real ones: a new one is recorded, a resumed one must be
+ * there, or the CLI refuses it (on stderr, before printing anything) with `refusal` and exits 1.
+ */
+export function session(store, resumed, newId, refusal) {
+  const dir = join(process.env.HOME ?? "/nonexistent", store);
+  if (resumed !== undefined) {
+    if (existsSync(join(dir, resumed))) return resumed;
+    process.stderr.write(`${refusal}${resumed}\n`);
+    process.exit(1);
+  }
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, newId), "");
+  return newId;
 }
