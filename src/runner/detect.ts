@@ -19,13 +19,15 @@ export interface DetectOptions {
 }
 
 export async function detectRuntimes(options: DetectOptions): Promise<LocalRuntime[]> {
-  const runtimes: LocalRuntime[] = [];
-  for (const kind of CLI_KINDS) {
-    const executable = await findOnPath(kind, options.path);
-    if (executable === undefined) continue;
-    const version = await versionOf(executable, options.env);
-    runtimes.push({ name: kind, kind, command: executable, ...(version ? { version } : {}), tags: [...options.tags] });
-  }
+  const found = await Promise.all(
+    CLI_KINDS.map(async (kind): Promise<LocalRuntime | undefined> => {
+      const executable = await findOnPath(kind, options.path);
+      if (executable === undefined) return undefined;
+      const version = await versionOf(executable, options.env);
+      return { name: kind, kind, command: executable, ...(version ? { version } : {}), tags: [...options.tags] };
+    }),
+  );
+  const runtimes = found.filter((runtime) => runtime !== undefined);
   for (const value of options.commandRuntimes) {
     const separator = value.indexOf("=");
     const name = value.slice(0, separator).trim();

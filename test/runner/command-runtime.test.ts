@@ -67,6 +67,18 @@ describe("a command runtime", () => {
     expect(streamed.trimEnd()).toBe(answer);
   });
 
+  it("examples/runner-agent.mjs answers with what it read", async () => {
+    const example = new URL("../../examples/runner-agent.mjs", import.meta.url).pathname;
+    const harness = new RunnerHarness();
+    const prompt = "# ENG-16 Tidy the README\n\nSome detail.\n";
+    const { end, events } = await harness.run(commandRuntime(`node '${example}'`), assignmentFor({ prompt }));
+    expect(end).toEqual({
+      outcome: "complete",
+      body: { output: `I read the brief of ENG-1: ENG-16 Tidy the README\nIt is ${prompt.length} characters long.` },
+    });
+    expect(events[0]).toEqual({ type: "CUSTOM", name: "progress", value: { step: "read the brief" } });
+  });
+
   it("that exits non-zero fails the task as retryable with the last lines of its stderr", async () => {
     const agent = script(
       "failing.sh",
