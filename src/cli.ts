@@ -6,6 +6,7 @@ import { openDatabase } from "./db/index.ts";
 import { migrateToLatest } from "./db/migrate.ts";
 import { runMcpCommand } from "./mcp/stdio-command.ts";
 import { Drain } from "./ops/drain.ts";
+import { runnerCommand } from "./runner/command.ts";
 import { buildServer } from "./server.ts";
 import { loadCustomTools, ToolsFileError } from "./tools/custom.ts";
 import { staticSource, ToolRegistry } from "./tools/registry.ts";
@@ -119,6 +120,9 @@ try {
       break;
     case "migrate":
       await migrate();
+      break;
+    case "runner":
+      process.exitCode = await runnerCommand(rest, process.env);
       break;
     case "--help":
     case "-h":

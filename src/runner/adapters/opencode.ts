@@ -1,0 +1,123 @@
+// OpenCode, headless: `opencode run --format json`. Source: anomalyco/opencode packages/opencode/src/cli/cmd/run.ts
+// (the message is read from stdin when piped; `--session <id>` continues a session; `--thinking` adds reasoning
+// parts; `--dangerously-skip-permissions` approves what is not denied; with `--format json` each line is
+// `{type, timestamp, sessionID, ...}`: `step_start {part}`, `text {part: {text}}` once a text part is finished,
+// `reasoning {part: {text}}`, `tool_use {part: {callID, tool, state: {status: completed|error, input, output,
+// error}}}`, `step_finish {part: {reason, cost, tokens: {input, output, reasoning, cache: {read, write}}}}`,
+// `error {error: {name, data: {message}}}`, `done`). The MCP server goes in `OPENCODE_CONFIG_CONTENT`, OpenCode's
+// inline configuration (`{"mcp": {name: {"type": "remote", url, headers}}}`), so nothing is written to the checkout.
+import type { RunEventWriter } from "../agui.ts";
+import { MCP_SERVER_NAME } from "./secret-file.ts";
+import {
+  type Adapter,
+  asNumber,
+  asRecord,
+  asString,
+  type CliOutcome,
+  contentText,
+  jsonObject,
+  type Launch,
+  type LaunchInput,
+  type OutputParser,
+} from "./types.ts";
+
+export const opencodeAdapter: Adapter = {
+  resumes: true,
+  briefFiles: ["AGENTS.md"],
+
+  async launch(input: LaunchInput): Promise<Launch> {
+    const args = ["run", "--format", "json", "--thinking", "--dangerously-skip-permissions"];
+    if (input.resumeSessionId !== undefined) args.push("--session", input.resumeSessionId);
+    const config = {
+      mcp: {
+        [MCP_SERVER_NAME]: {
+          type: "remote",
+          url: input.mcpUrl,
+          headers: { Authorization: `Bearer ${input.taskToken}` },
+          enabled: true,
+        },
+      },
+    };
+    return { file: input.command, args, env: { OPENCODE_CONFIG_CONTENT: JSON.stringify(config) } };
+  },
+
+  parser(events: RunEventWriter): OutputParser {
+    return new OpencodeJsonParser(events);
+  },
+};
+
+class OpencodeJsonParser implements OutputParser {
+  sessionId: string | undefined;
+  private stepText = "";
+  private answer = "";
+  private inputTokens = 0;
+  private outputTokens = 0;
+  private cost = 0;
+  private sawUsage = false;
+  private error: string | undefined;
+
+  constructor(private readonly events: RunEventWriter) {}
+
+  line(line: string): void {
+    const event = jsonObject(line);
+    if (event === undefined) return;
+    this.sessionId = asString(event.sessionID) ?? this.sessionId;
+    const part = asRecord(event.part);
+    switch (event.type) {
+      case "step_start":
+        this.stepText = "";
+        break;
+      case "text": {
+        const text = asString(part.text) ?? "";
+        this.events.text(text);
+        this.events.endText();
+        this.stepText += text;
+        break;
+      }
+      case "reasoning":
+        this.events.reasoning(asString(part.text) ?? "");
+        break;
+      case "tool_use":
+        this.toolUse(part);
+        break;
+      case "step_finish":
+        this.stepFinish(part);
+        break;
+      case "error": {
+        const error = asRecord(event.error);
+        this.error = asString(asRecord(error.data).message) ?? asString(error.name) ?? "OpenCode reported an error";
+        break;
+      }
+    }
+  }
+
+  finish(): CliOutcome {
+    this.events.endText();
+    const outcome: CliOutcome = { sessionId: this.sessionId, answer: this.answer || this.stepText };
+    if (this.sawUsage) {
+      outcome.usage = { input_tokens: this.inputTokens, output_tokens: this.outputTokens };
+      if (this.cost > 0) outcome.usage.cost_usd = this.cost;
+    }
+    if (this.error !== undefined) outcome.error = this.error;
+    return outcome;
+  }
+
+  private toolUse(part: Record<string, unknown>): void {
+    const id = asString(part.callID) ?? asString(part.id) ?? "";
+    const state = asRecord(part.state);
+    this.events.toolCall(id, asString(part.tool) ?? "tool", state.input);
+    const result = state.status === "error" ? `Error: ${asString(state.error) ?? ""}` : contentText(state.output);
+    this.events.toolResult(id, result);
+  }
+
+  /** A step that did not end in tool calls is the answer; usage and cost add up over the steps. */
+  private stepFinish(part: Record<string, unknown>): void {
+    const tokens = asRecord(part.tokens);
+    const cache = asRecord(tokens.cache);
+    this.sawUsage = true;
+    this.inputTokens += asNumber(tokens.input) + asNumber(cache.read) + asNumber(cache.write);
+    this.outputTokens += asNumber(tokens.output) + asNumber(tokens.reasoning);
+    this.cost += asNumber(part.cost);
+    if (part.reason !== "tool-calls" && this.stepText !== "") this.answer = this.stepText;
+  }
+}

@@ -1,0 +1,94 @@
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import type { LocalRuntime } from "../../src/runner/runtimes.ts";
+import { assignmentFor, RunnerHarness, TASK_TOKEN } from "../helpers/runner.ts";
+
+const scratch = mkdtempSync(join(tmpdir(), "runner-command-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+function script(name: string, body: string): string {
+  const file = join(scratch, name);
+  writeFileSync(file, `#!/bin/sh\n${body}\n`);
+  chmodSync(file, 0o755);
+  return file;
+}
+
+function commandRuntime(command: string): LocalRuntime {
+  return { name: "triage", kind: "command", command, tags: [] };
+}
+
+describe("a command runtime", () => {
+  it("gets the brief on stdin and the task's variables; its stdout is the answer and its AG-UI lines are passed on", async () => {
+    const agent = script(
+      "agent.sh",
+      [
+        "brief=$(cat)",
+        'echo "Read: $(printf "%s\\n" "$brief" | head -n 1)"',
+        `echo '{"type":"CUSTOM","name":"progress","value":{"percent":50}}'`,
+        `echo '{"type":"TEXT_MESSAGE_CONTENT","note":"not a whole event: part of the answer"}'`,
+        'echo "Issue $AGENT_PLATFORM_ISSUE, task $AGENT_PLATFORM_TASK_ID, tools at $AGENT_PLATFORM_MCP_URL"',
+        `[ "$AGENT_PLATFORM_TOKEN" = "${TASK_TOKEN}" ] && echo "token ok"`,
+        `[ -f AGENTS.md ] && echo "brief file ok"`,
+      ].join("\n"),
+    );
+    const harness = new RunnerHarness();
+    const assignment = assignmentFor({ prompt: "# ENG-14 Triage the inbox\nMore detail.\n" });
+    // The command is a shell command line: arguments and quoting work as in a terminal.
+    const { end, events, sessions } = await harness.run(commandRuntime(`sh '${agent}' --verbose`), assignment);
+
+    const answer = [
+      "Read: # ENG-14 Triage the inbox",
+      '{"type":"TEXT_MESSAGE_CONTENT","note":"not a whole event: part of the answer"}',
+      `Issue ENG-1, task ${assignment.task.id}, tools at ${assignment.platform.mcp_url}`,
+      "token ok",
+      "brief file ok",
+    ].join("\n");
+    expect(end).toEqual({ outcome: "complete", body: { output: answer } });
+    expect(sessions).toEqual([]);
+    expect(events.map((event) => event.type)).toEqual([
+      "TEXT_MESSAGE_START",
+      "TEXT_MESSAGE_CONTENT",
+      "TEXT_MESSAGE_END",
+      "CUSTOM",
+      "TEXT_MESSAGE_START",
+      "TEXT_MESSAGE_CONTENT",
+      "TEXT_MESSAGE_CONTENT",
+      "TEXT_MESSAGE_CONTENT",
+      "TEXT_MESSAGE_CONTENT",
+      "TEXT_MESSAGE_END",
+    ]);
+    expect(events[3]).toEqual({ type: "CUSTOM", name: "progress", value: { percent: 50 } });
+    const streamed = events
+      .filter((event) => event.type === "TEXT_MESSAGE_CONTENT")
+      .map((event) => event.delta)
+      .join("");
+    expect(streamed.trimEnd()).toBe(answer);
+  });
+
+  it("examples/runner-agent.mjs answers with what it read", async () => {
+    const example = new URL("../../examples/runner-agent.mjs", import.meta.url).pathname;
+    const harness = new RunnerHarness();
+    const prompt = "# ENG-16 Tidy the README\n\nSome detail.\n";
+    const { end, events } = await harness.run(commandRuntime(`node '${example}'`), assignmentFor({ prompt }));
+    expect(end).toEqual({
+      outcome: "complete",
+      body: { output: `I read the brief of ENG-1: ENG-16 Tidy the README\nIt is ${prompt.length} characters long.` },
+    });
+    expect(events[0]).toEqual({ type: "CUSTOM", name: "progress", value: { step: "read the brief" } });
+  });
+
+  it("that exits non-zero fails the task as retryable with the last lines of its stderr", async () => {
+    const agent = script(
+      "failing.sh",
+      ["cat > /dev/null", 'echo "working"', 'for step in 1 2 3; do echo "step $step" >&2; done', "exit 4"].join("\n"),
+    );
+    const harness = new RunnerHarness();
+    const { end } = await harness.run(commandRuntime(agent), assignmentFor({ prompt: "# ENG-15\n" }));
+    expect(end).toEqual({
+      outcome: "fail",
+      body: { error: "triage exited with code 4: step 1\nstep 2\nstep 3", retryable: true },
+    });
+  });
+});
