@@ -252,7 +252,7 @@ describe.each(testDialects)("agent-platform mcp on a workspace's database (%s)",
       expect(badKey.stdout).toBe("");
       // (The tools file of the working directory printed a line while loading.)
       expect(badKey.stderr.trim().split("\n").at(-1)).toMatch(
-        /^AGENT_PLATFORM_API_KEY: Invalid API key \(database .+\)$/,
+        /^AGENT_PLATFORM_API_KEY: no such API key in database .+$/,
       );
 
       const noWorkspace = await runWithInput(["--workspace", "nope"], [initialize(1)], {

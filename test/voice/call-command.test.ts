@@ -118,7 +118,7 @@ describe("agent-platform call", { timeout: 90_000 }, () => {
     expect(badPort.stderr).toContain("--port must be a port number");
     const unknown = runCall(["--loud"], { VENDOR_API_KEY: "k" });
     expect(await unknown.exit).toBe(2);
-    expect(unknown.stderr).toContain("usage: agent-platform call");
+    expect(unknown.stderr).toContain("Usage: agent-platform call");
   });
 });
 
