@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { needs } from "../helpers/system-tools.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 const dataDir = mkdtempSync(join(tmpdir(), "readme-examples-"));
@@ -65,7 +66,7 @@ async function jsonValues(output: string): Promise<unknown[]> {
     .map((line) => JSON.parse(line));
 }
 
-describe("README examples", () => {
+describe("README examples", needs("curl", "jq"), () => {
   it("run in order on a fresh server, each exiting 0 with the output it documents", async () => {
     const examples = readmeExamples();
     expect(examples.length).toBeGreaterThanOrEqual(8);

@@ -6,9 +6,9 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ApiClient } from "./app.ts";
+import { requireTool } from "./system-tools.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
-export const HAPROXY = "/usr/sbin/haproxy";
 /** Shared by every process of a cluster, as a deployment must (a token from one is checked by another). */
 export const CLUSTER_JWT_SECRET = "cluster-test-secret-0123456789abcdef-0123456789";
 
@@ -146,7 +146,7 @@ export async function startHaproxy(backends: { serve: number[]; call: number[] }
   if (!backends.serve.length) kept = kept.replace(/frontend platform[\s\S]*?(?=frontend call)/, "");
   const config = renderHaproxyConfig(kept, ports, backends);
   writeFileSync(file, config);
-  const child = spawn(HAPROXY, ["-f", file, "-db"], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(requireTool("haproxy"), ["-f", file, "-db"], { stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr?.on("data", (chunk) => {
     stderr += chunk;

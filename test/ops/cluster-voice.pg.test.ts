@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cluster, startCluster } from "../helpers/cluster.ts";
 import { createTestDatabase, type TestDatabase, testDialects } from "../helpers/databases.ts";
+import { needs } from "../helpers/system-tools.ts";
 import { CarrierCall, fetchWebhook, newSid, streamOf } from "../voice/doubles/carrier.ts";
 import { RealtimeProviderDouble } from "../voice/doubles/realtime-provider.ts";
 import { eventually } from "../voice/harness.ts";
@@ -13,7 +14,7 @@ import { speechUlaw } from "../voice/speech.ts";
 const postgres = testDialects.filter((dialect) => dialect === "postgres");
 const TWILIO_AUTH_TOKEN = "cluster-twilio-auth-token";
 
-describe.each(postgres)("two call processes behind haproxy (%s)", (dialect) => {
+describe.each(postgres)("two call processes behind haproxy (%s)", needs("haproxy"), (dialect) => {
   let database: TestDatabase;
   let provider: RealtimeProviderDouble;
   let cluster: Cluster;

@@ -13,10 +13,11 @@ import { registerUser } from "../helpers/app.ts";
 import { type Cluster, startCluster } from "../helpers/cluster.ts";
 import { createTestDatabase, type TestDatabase, testDialects } from "../helpers/databases.ts";
 import { TestModelServer } from "../helpers/model-server.ts";
+import { needs } from "../helpers/system-tools.ts";
 
 const postgres = testDialects.filter((dialect) => dialect === "postgres");
 
-describe.each(postgres)("three serve processes behind haproxy (%s)", (dialect) => {
+describe.each(postgres)("three serve processes behind haproxy (%s)", needs("haproxy"), (dialect) => {
   let database: TestDatabase;
   let model: TestModelServer;
   let cluster: Cluster;
