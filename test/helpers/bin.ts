@@ -28,8 +28,8 @@ export interface BinProcess {
   output(): { stdout: string; stderr: string };
   /** Its exit code (null when a signal ended it), once its working directory is cleaned up. */
   exited: Promise<number | null>;
-  /** The first match of `pattern` in what it prints (stdout, then stderr); fails if it exits before printing it. */
-  printed(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+  /** The first match of `pattern` in what it prints (on stdout, stderr or either); fails if it exits first. */
+  printed(pattern: RegExp, options?: { on?: "stdout" | "stderr"; timeoutMs?: number }): Promise<RegExpExecArray>;
 }
 
 export interface ServerProcess extends BinProcess {
@@ -61,10 +61,12 @@ export function runBin(args: string[], options: BinOptions = {}): BinProcess {
       resolve(code);
     }),
   );
-  const printed = (pattern: RegExp, timeoutMs = 60_000) =>
+  const printed: BinProcess["printed"] = (pattern, { on, timeoutMs = 60_000 } = {}) =>
     new Promise<RegExpExecArray>((resolve, reject) => {
       const look = () => {
-        const match = pattern.exec(output.stdout) ?? pattern.exec(output.stderr);
+        const match =
+          (on !== "stderr" ? pattern.exec(output.stdout) : null) ??
+          (on !== "stdout" ? pattern.exec(output.stderr) : null);
         if (!match) return false;
         stopLooking();
         resolve(match);
@@ -115,10 +117,9 @@ export async function startBin(
     env: { LOG_LEVEL: "info", ...options.env },
   });
   try {
-    const [, url] = await started.printed(
-      /(?:listening on|running on|\(local) (http:\/\/127\.0\.0\.1:\d+)/,
-      options.startTimeoutMs ?? 120_000,
-    );
+    const [, url] = await started.printed(/(?:listening on|running on|\(local) (http:\/\/127\.0\.0\.1:\d+)/, {
+      timeoutMs: options.startTimeoutMs ?? 120_000,
+    });
     return { ...started, url: url!, port: Number(new URL(url!).port) };
   } catch (error) {
     started.child.kill("SIGKILL");
