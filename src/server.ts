@@ -31,10 +31,10 @@ import { opsRoutes } from "./ops/routes.ts";
 import { platformRoutes } from "./platform/index.ts";
 import type { IssuePageCache } from "./platform/issues/page-cache.ts";
 import type { ToolRegistry } from "./tools/registry.ts";
+import { VERSION } from "./version.ts";
 import { DEFAULT_DIST_DIR, webRoutes } from "./web/index.ts";
 import { workPlugin } from "./work/index.ts";
 
-export const VERSION = "0.1.0";
 const BODY_LIMIT_BYTES = 1024 * 1024;
 
 export interface ServerOptions {

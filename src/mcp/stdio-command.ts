@@ -1,11 +1,9 @@
-// `agent-platform mcp [--tools PATH] [--workspace ID]`: the tool protocol over stdio, for clients that start their
-// servers as commands (Claude Desktop, Cursor, VS Code, the MCP Inspector). stdout carries protocol messages only;
-// logs are JSON lines on stderr.
+// `agent-platform mcp`: the tool protocol over stdio, for clients that start their servers as commands (Claude
+// Desktop, Cursor, VS Code, the MCP Inspector). stdout carries protocol messages only; logs are JSON lines on stderr.
 //
 // Who the tools act as: with AGENT_PLATFORM_API_KEY, the key's workspace and its creator, exactly as over HTTP.
 // With --workspace ID alone, that workspace as its first owner: whoever runs the command already holds the database
 // (DATABASE_URL), so no credential could stop them, and issues and comments need a member to be written by.
-import { parseArgs } from "node:util";
 import type { Authenticator } from "../auth/authenticator.ts";
 import { type Config, ConfigError, loadConfig } from "../config.ts";
 import { buildCore } from "../core.ts";
@@ -13,38 +11,25 @@ import { type DatabaseHandle, type Db, openDatabase } from "../db/index.ts";
 import { migrateToLatest } from "../db/migrate.ts";
 import { isId } from "../db/values.ts";
 import { HttpError } from "../http/errors.ts";
-import { VERSION } from "../server.ts";
 import { loadCustomTools, ToolsFileError } from "../tools/custom.ts";
 import { ToolInvoker } from "../tools/invoker.ts";
 import { staticSource, type ToolContext, ToolRegistry } from "../tools/registry.ts";
+import { VERSION } from "../version.ts";
 import { McpDispatcher } from "./dispatcher.ts";
 import { serveStdio } from "./stdio.ts";
-
-const USAGE =
-  "usage: agent-platform mcp [--tools PATH] [--workspace ID]   (AGENT_PLATFORM_API_KEY: a workspace API key)";
 
 /** A start-up problem worth one line on stderr and exit code 1. */
 class StdioStartError extends Error {}
 
+export interface McpFlags {
+  tools?: string;
+  workspace?: string;
+}
+
 /** Runs until stdin closes or a signal arrives; resolves with the process exit code. */
-export async function runMcpCommand(args: string[]): Promise<number> {
+export async function runMcpCommand(flags: McpFlags): Promise<number> {
   // Tools that print (console.log in a tools.ts) must not break the protocol on stdout.
   console.log = console.info = console.debug = console.error;
-  let flags: { tools?: string; workspace?: string; help?: boolean };
-  try {
-    flags = parseArgs({
-      args,
-      options: { tools: { type: "string" }, workspace: { type: "string" }, help: { type: "boolean", short: "h" } },
-      strict: true,
-    }).values;
-  } catch (error) {
-    console.error(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
-    return 2;
-  }
-  if (flags.help) {
-    console.error(USAGE);
-    return 0;
-  }
   let config: Config;
   try {
     config = loadConfig();
@@ -76,17 +61,15 @@ export async function runMcpCommand(args: string[]): Promise<number> {
   try {
     if (config.mcp.apiKey !== undefined || flags.workspace !== undefined) {
       database = openDatabase(config.databaseUrl, { maxConnections: config.databasePoolSize });
-      await migrateToLatest(database.db);
+      const applied = await migrateToLatest(database.db);
+      // Keys and workspaces live in the database they were made in: a run in another directory makes a new one.
+      const where = applied.includes("0001_init")
+        ? `database ${database.location} (created just now, so empty: set DATABASE_URL to the platform's database)`
+        : `database ${database.location}`;
       const core = buildCore(config, database.db, registry);
       closeStatus = () => core.status.close();
       tools = core.tools;
-      caller = await actingCaller(
-        core.authenticator,
-        database.db,
-        config.mcp.apiKey,
-        flags.workspace,
-        database.location,
-      );
+      caller = await actingCaller(core.authenticator, database.db, config.mcp.apiKey, flags.workspace, where);
     }
   } catch (error) {
     await closeAll();
@@ -122,7 +105,8 @@ async function actingCaller(
   db: Db,
   apiKey: string | undefined,
   workspaceId: string | undefined,
-  location: string,
+  /** The database looked in, as the error lines name it. */
+  where: string,
 ): Promise<ToolContext> {
   if (apiKey !== undefined) {
     let key: { workspaceId: string } | undefined;
@@ -132,8 +116,9 @@ async function actingCaller(
       key = principal?.apiKey;
       userId = principal?.user.id ?? "";
     } catch (error) {
+      // The one 401 of an API key: no key with that secret (a revoked key is gone too).
       if (!(error instanceof HttpError)) throw error;
-      throw new StdioStartError(`AGENT_PLATFORM_API_KEY: ${error.detail} (database ${location})`);
+      throw new StdioStartError(`AGENT_PLATFORM_API_KEY: no such API key in ${where}`);
     }
     if (!key) throw new StdioStartError("AGENT_PLATFORM_API_KEY: not a workspace API key");
     if (workspaceId !== undefined && workspaceId !== key.workspaceId) {
@@ -152,7 +137,7 @@ async function actingCaller(
           .orderBy("user_id")
           .executeTakeFirst()
       : undefined;
-  if (!owner) throw new StdioStartError(`--workspace ${workspaceId}: no such workspace in database ${location}`);
+  if (!owner) throw new StdioStartError(`--workspace ${workspaceId}: no such workspace in ${where}`);
   return { workspaceId, userId: owner.user_id };
 }
 

@@ -2,7 +2,7 @@
 import { createRequire } from "node:module";
 import { homedir, hostname } from "node:os";
 import { join, resolve } from "node:path";
-import { parseArgs } from "node:util";
+import { UsageError } from "../cli/options.ts";
 import { detectRuntimes, RuntimeOptionError } from "./detect.ts";
 import { RUNNER_TOKEN_VARIABLE, scrubbedEnvironment } from "./env.ts";
 import { Repositories } from "./repos.ts";
@@ -10,41 +10,31 @@ import { Runner } from "./runner.ts";
 import { runnerId } from "./state.ts";
 import { ensureRunnerDirs, runnerDirs } from "./workdir.ts";
 
-export const RUNNER_USAGE = `Usage: agent-platform runner --url URL [options]
-  Works the tasks of agents bound to this machine's agent CLIs (claude, codex, opencode, gemini on PATH).
-  --url URL                 the platform (e.g. https://agents.example.com)
-  --token apr_…             a runner token (or ${RUNNER_TOKEN_VARIABLE}); admins create one on the Runtimes page
-  --name NAME               how the dashboard names this runner (default: the host name)
-  --dir DIR                 working directories, clones and state (default: ~/.agent-platform/runner)
-  --max-tasks N             tasks at once, 1-20 (default 1)
-  --tags a,b                tags of every runtime offered (agents select runtimes by kind and tags)
-  --runtime name=command    also offer a command as a runtime (repeatable): brief on stdin, answer on stdout
-  --no-env NAME[,NAME…]     variables never passed to a CLI (repeatable; NAME* for a prefix). The runner token and
-                            the runner's own AGENT_PLATFORM_* variables are never passed
-  --silence-timeout 10m     stop and fail (retryable) a CLI silent this long (ms, s, m, h; default 10m)`;
-
-class UsageError extends Error {}
-
 const MAX_TASKS_LIMIT = 20;
 const DEFAULT_SILENCE_MS = 10 * 60_000;
 
-/** Runs until stopped (Ctrl-C) or refused; resolves to the exit code: 0 stopped, 1 refused or failed, 2 bad usage. */
+/** The runner's options, as the command table (cli/commands.ts) parsed them. */
+export interface RunnerFlags {
+  url?: string;
+  token?: string;
+  name?: string;
+  dir?: string;
+  "max-tasks"?: string;
+  tags?: string;
+  runtime?: string[];
+  "no-env"?: string[];
+  "silence-timeout"?: string;
+}
+
+/**
+ * Runs until stopped (Ctrl-C) or refused; resolves to the exit code: 0 stopped, 1 refused or failed, 2 bad usage.
+ * Bad option values throw a UsageError (the CLI prints it with the usage and exits 2).
+ */
 export async function runnerCommand(
-  argv: string[],
+  flags: RunnerFlags,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
-  let options: Awaited<ReturnType<typeof readOptions>>;
-  try {
-    options = readOptions(argv, env);
-  } catch (error) {
-    if (!(error instanceof UsageError || isParseArgsError(error))) throw error;
-    console.error(`${error.message}\n${RUNNER_USAGE}`);
-    return 2;
-  }
-  if (options === "help") {
-    console.log(RUNNER_USAGE);
-    return 0;
-  }
+  const options = readOptions(flags, env);
 
   const dirs = runnerDirs(options.dir);
   await ensureRunnerDirs(dirs);
@@ -101,25 +91,7 @@ export async function runnerCommand(
   }
 }
 
-function readOptions(argv: string[], env: Readonly<Record<string, string | undefined>>) {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: false,
-    options: {
-      url: { type: "string" },
-      token: { type: "string" },
-      name: { type: "string" },
-      dir: { type: "string" },
-      "max-tasks": { type: "string" },
-      tags: { type: "string" },
-      runtime: { type: "string", multiple: true },
-      "no-env": { type: "string", multiple: true },
-      "silence-timeout": { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
-  });
-  if (values.help) return "help" as const;
+function readOptions(values: RunnerFlags, env: Readonly<Record<string, string | undefined>>) {
   const url = values.url;
   if (url === undefined) throw new UsageError("--url is required");
   if (!/^https?:\/\/[^/]/.test(url) || !URL.canParse(url))
@@ -143,10 +115,6 @@ function readOptions(argv: string[], env: Readonly<Record<string, string | undef
     withheld: list(values["no-env"] ?? []),
     silenceMs: values["silence-timeout"] === undefined ? DEFAULT_SILENCE_MS : duration(values["silence-timeout"]),
   };
-}
-
-function isParseArgsError(error: unknown): error is Error {
-  return error instanceof TypeError && String((error as { code?: unknown }).code).startsWith("ERR_PARSE_ARGS");
 }
 
 function list(values: readonly string[]): string[] {

@@ -1,45 +1,23 @@
-// `agent-platform call [--public] [--port N] [--tools PATH]`: runs the call server until Ctrl-C.
-import { parseArgs } from "node:util";
+// `agent-platform call`: runs the call server until Ctrl-C.
 import { ConfigError, loadConfig } from "../config.ts";
 import { ToolsFileError } from "../tools/custom.ts";
 import { CallServerError, startCallServer } from "./call-server.ts";
 import { TunnelError } from "./tunnel.ts";
 
 const DEFAULT_PORT = 8090;
-const USAGE = "usage: agent-platform call [--public] [--port N] [--tools PATH]";
 
-/** Runs until SIGINT/SIGTERM; resolves with the process exit code. */
-export async function runCallCommand(args: string[]): Promise<number> {
-  let flags: { public?: boolean; port?: string; tools?: string; help?: boolean };
-  try {
-    flags = parseArgs({
-      args,
-      options: {
-        public: { type: "boolean" },
-        port: { type: "string" },
-        tools: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-      strict: true,
-    }).values;
-  } catch (error) {
-    console.error(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
-    return 2;
-  }
-  if (flags.help) {
-    console.log(USAGE);
-    return 0;
-  }
-  const portFlag = flags.port === undefined ? undefined : Number(flags.port);
-  if (portFlag !== undefined && (!Number.isInteger(portFlag) || portFlag < 0 || portFlag > 65535)) {
-    console.error(`--port must be a port number (0-65535), got "${flags.port}"`);
-    return 2;
-  }
+export interface CallFlags {
+  public?: boolean;
+  port?: number;
+  tools?: string;
+}
 
+/** Runs until SIGINT/SIGTERM; resolves with the process exit code. The flags are read by the CLI (src/cli/). */
+export async function runCallCommand(flags: CallFlags): Promise<number> {
   try {
     const config = loadConfig();
     const server = await startCallServer({
-      port: portFlag ?? config.port ?? DEFAULT_PORT,
+      port: flags.port ?? config.port ?? DEFAULT_PORT,
       usePublic: flags.public ?? config.voice.public,
       toolsPath: flags.tools,
       config,

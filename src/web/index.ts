@@ -2,10 +2,11 @@
 // sent for every client route, a strict Content-Security-Policy on the pages. Server routes (/api, /mcp, /agui…)
 // are never shadowed: an unknown path under them is the API's JSON 404, not the dashboard.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { extname, join } from "node:path";
+import { dirname, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { distState } from "./dist-state.ts";
 
 export const DASHBOARD_CSP = [
   "default-src 'self'",
@@ -91,11 +92,25 @@ function loadFiles(distDir: string): Map<string, StaticFile> {
 }
 
 const NOT_BUILT =
-  "The dashboard is not built. Run `npm run build:web` (or `npm start`, which builds it) and restart the server.\n";
+  "The dashboard is not built. Run `npm run build:web` in the agent-platform folder and restart the server.\n";
+
+/** One start-up line when the dashboard cannot be served as its sources stand, saying how to build it. */
+function warnAboutBuild(app: FastifyInstance, distDir: string): void {
+  const webDir = dirname(distDir);
+  const state = distState(webDir);
+  if (state === "current") return;
+  const build = `run \`npm run build:web\` in ${dirname(webDir)} and restart`;
+  if (state === "stale") app.log.warn(`dashboard build is older than its sources in ${webDir}: ${build}`);
+  // A packed package carries the build and no sources: without the build it is damaged, not unbuilt.
+  else if (!existsSync(join(webDir, "src")))
+    app.log.warn(`dashboard missing from ${distDir}: reinstall agent-platform`);
+  else app.log.warn(`dashboard not built: / answers 503 until it is (${build})`);
+}
 
 export async function webRoutes(app: FastifyInstance, options: WebOptions): Promise<void> {
   const files = loadFiles(options.distDir);
   const index = files.get("/index.html");
+  warnAboutBuild(app, options.distDir);
 
   const send = (request: FastifyRequest, reply: FastifyReply, file: StaticFile) => {
     reply.header("content-type", file.type);

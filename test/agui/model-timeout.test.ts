@@ -39,31 +39,24 @@ describe.each(testDialects)("a model that never answers (%s)", (dialect) => {
 
   it("openai/…: the run fails with model_timeout after one timeout, asking the model once", async () => {
     openai.setDefault({ hang: true });
-    const started = Date.now();
     const response = await postAgui(
       viaOpenai.url,
       seedRequest("hang-openai", "r1", [{ id: "m1", role: "user", content: "Hi" }]),
     );
-    const elapsed = Date.now() - started;
     expect(response.types).toEqual(["run_started", "run_error"]);
+    // The timeout fired (model_timeout), once: a retry would have asked the model a second time.
     expect(response.frames[1]?.data).toMatchObject({ code: "model_timeout" });
-    expect(elapsed).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
-    expect(elapsed).toBeLessThan(1.9 * TIMEOUT_MS);
     expect(openai.requests).toHaveLength(1);
   });
 
   it("anthropic/…: the run fails with model_timeout after one timeout, asking the model once", async () => {
     claude.reply({ hang: true }, { hang: true });
-    const started = Date.now();
     const response = await postAgui(
       viaAnthropic.url,
       seedRequest("hang-claude", "r1", [{ id: "m1", role: "user", content: "Hi" }]),
     );
-    const elapsed = Date.now() - started;
     expect(response.types).toEqual(["run_started", "run_error"]);
     expect(response.frames[1]?.data).toMatchObject({ code: "model_timeout" });
-    expect(elapsed).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
-    expect(elapsed).toBeLessThan(1.9 * TIMEOUT_MS);
     expect(claude.requests).toHaveLength(1);
   });
 });

@@ -50,12 +50,10 @@ describe.each(testDialects)("POST /agui with a tool that never returns (%s)", (d
       model.reset();
       model.reply({ toolCalls: [{ id: "call_hang", name: "hang", arguments: {} }] }, { text: "The tool timed out." });
 
-      const started = Date.now();
       const response = await postAgui(
         t.url,
         seedRequest(`hang-${file}`, "r1", [{ id: "m1", role: "user", content: "Go" }]),
       );
-      expect(Date.now() - started).toBeLessThan(5_000);
       expect(response.types.at(-1)).toBe("run_finished");
       const error = `Error: hang timed out after ${TOOL_TIMEOUT_MS} ms`;
       expect(response.frames.find((frame) => frame.data.type === "tool_call_result")?.data).toMatchObject({

@@ -1,48 +1,11 @@
 // What an operator reads: every line a command logs is JSON, and each request is one line, streams included.
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
 import { get } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { runBin, startBin, stopBins } from "../helpers/bin.ts";
 
-const cli = new URL("../../bin/agent-platform.js", import.meta.url).pathname;
-const dataDir = mkdtempSync(join(tmpdir(), "agent-platform-logs-"));
-const children: ChildProcess[] = [];
-afterAll(() => {
-  for (const child of children) child.kill("SIGKILL");
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-function start(args: string[], stdin: "ignore" | "pipe" = "ignore") {
-  const child = spawn(process.execPath, [cli, ...args], {
-    cwd: dataDir,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: "info" },
-    stdio: [stdin, "pipe", "pipe"],
-  });
-  children.push(child);
-  const output = { stdout: "", stderr: "" };
-  child.stdout?.on("data", (chunk) => {
-    output.stdout += chunk;
-  });
-  child.stderr?.on("data", (chunk) => {
-    output.stderr += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
-  return { child, output, exited };
-}
+afterAll(stopBins);
 
 const linesOf = (text: string) => text.split("\n").filter((line) => line !== "");
-
-async function waitFor<T>(check: () => T | undefined, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 interface LogLine {
   level: number;
@@ -55,8 +18,8 @@ interface LogLine {
 
 describe("serve logs", () => {
   it("starts with one JSON line and logs each request once, /agui and event streams included", async () => {
-    const server = start(["serve", "--port", "0"]);
-    const url = await waitFor(() => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(server.output.stdout)?.[1]);
+    const server = await startBin("serve");
+    const url = server.url;
 
     expect((await fetch(`${url}/api/v1/auth/me`)).status).toBe(401);
     expect((await fetch(`${url}/health`)).status).toBe(200);
@@ -89,13 +52,14 @@ describe("serve logs", () => {
       ["GET", "/sse", 200],
     ];
     const requestLines = () =>
-      linesOf(server.output.stdout)
+      linesOf(server.output().stdout)
         .map((line) => JSON.parse(line) as LogLine)
         .filter((entry) => entry.msg.startsWith("request"));
-    await waitFor(() => (requestLines().length >= expected.length ? true : undefined));
-    await new Promise((resolve) => setTimeout(resolve, 300)); // a second line for any request would come by now
+    // Once the server has stopped, every line it would ever write for these requests is written.
+    server.child.kill("SIGINT");
+    expect(await server.exited).toBe(0);
 
-    const lines = linesOf(server.output.stdout);
+    const lines = linesOf(server.output().stdout);
     for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
     // A new database: the migrations it applied, then where it listens.
     expect(JSON.parse(lines[0] ?? "").msg).toBe("applied migrations");
@@ -103,24 +67,22 @@ describe("serve logs", () => {
     const requests = requestLines();
     expect(requests.map((entry) => [entry.method, entry.url, entry.statusCode])).toEqual(expected);
     expect(new Set(requests.map((entry) => entry.reqId)).size).toBe(expected.length);
-    expect(server.output.stdout).not.toMatch(/authorization/i);
-
-    server.child.kill("SIGINT");
-    expect(await server.exited).toBe(0);
-    for (const line of linesOf(server.output.stdout)) expect(() => JSON.parse(line), line).not.toThrow();
+    expect(server.output().stdout).not.toMatch(/authorization/i);
   }, 90_000);
 });
 
 describe("mcp logs", () => {
   it("keeps stdout for protocol messages and logs JSON lines on stderr only, its start-up line included", async () => {
-    const mcp = start(["mcp"], "pipe");
+    const mcp = runBin(["mcp"], { stdin: "pipe", env: { LOG_LEVEL: "info" } });
     mcp.child.stdin?.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" })}\n`);
-    await waitFor(() => (mcp.output.stdout.includes("\n") ? true : undefined));
+    await mcp.printed(/\n/, { on: "stdout" });
     mcp.child.stdin?.end();
     expect(await mcp.exited).toBe(0);
 
-    expect(linesOf(mcp.output.stdout).map((line) => JSON.parse(line))).toEqual([{ jsonrpc: "2.0", id: 1, result: {} }]);
-    const logs = linesOf(mcp.output.stderr).map((line) => JSON.parse(line) as LogLine);
+    expect(linesOf(mcp.output().stdout).map((line) => JSON.parse(line))).toEqual([
+      { jsonrpc: "2.0", id: 1, result: {} },
+    ]);
+    const logs = linesOf(mcp.output().stderr).map((line) => JSON.parse(line) as LogLine);
     expect(logs.map((entry) => entry.msg)).toEqual(["tool protocol on stdio", "stdin closed"]);
     expect(logs.every((entry) => entry.level === 30)).toBe(true);
   }, 60_000);

@@ -10,6 +10,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseSse } from "../helpers/agui.ts";
 import { TestModelServer } from "../helpers/model-server.ts";
+import { needs } from "../helpers/system-tools.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 /** The README first, then the reference pages in name order. */
@@ -102,7 +103,7 @@ function runBash(script: string): Promise<{ stdout: string; stderr: string; exit
   });
 }
 
-describe("the examples of the README and docs/", () => {
+describe("the examples of the README and docs/", needs("curl", "jq"), () => {
   it("are found where the text has them: the README's tour, and the reference pages", () => {
     const count = (document: string) => documents.find((each) => each.document === document)?.examples.length ?? 0;
     expect(count("README.md")).toBeGreaterThanOrEqual(6);

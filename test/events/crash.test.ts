@@ -1,41 +1,24 @@
 // kill -9 of the real server while a writer and webhook deliveries run, then a restart on the same database: every
 // change acknowledged to its caller is in the outbox, reaches a stream by replay and the webhook by retry.
-import { type ChildProcess, spawn } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
+import { type ServerProcess, startBin, stopBins } from "../helpers/bin.ts";
 import { createTestDatabase, type TestDatabase, testDialects } from "../helpers/databases.ts";
-import { SseClient, waitFor } from "./helpers.ts";
+import { eventually } from "../helpers/eventually.ts";
+import { SseClient } from "./helpers.ts";
 import { WebhookReceiver } from "./receiver.ts";
 
-const root = new URL("../../", import.meta.url).pathname;
-const children: ChildProcess[] = [];
 const cleanups: Array<() => Promise<void>> = [];
 
 afterEach(async () => {
-  for (const child of children.splice(0)) child.kill("SIGKILL");
+  await stopBins();
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-/** `agent-platform serve` on the database; resolves with its URL once it listens. */
-async function serve(databaseUrl: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [`${root}bin/agent-platform.js`, "serve", "--port", "0"], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      DATABASE_URL: databaseUrl,
-      LOG_LEVEL: "info",
-      WEBHOOK_ALLOW_PRIVATE: "true",
-      WEBHOOK_TIMEOUT_MS: "1000",
-    },
-    stdio: ["ignore", "pipe", "inherit"],
+/** `agent-platform serve` on the database; resolves once it listens. */
+function serve(databaseUrl: string): Promise<ServerProcess> {
+  return startBin("serve", [], {
+    env: { DATABASE_URL: databaseUrl, WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_TIMEOUT_MS: "1000" },
   });
-  children.push(child);
-  let stdout = "";
-  child.stdout?.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  const url = await waitFor(() => /listening on (http:\/\/[\d.:]+)/.exec(stdout)?.[1], "the server to listen", 30_000);
-  return { url, child };
 }
 
 async function call(
@@ -93,7 +76,7 @@ describe.each(testDialects)("kill -9 mid-load (%s)", (dialect) => {
         }
       }
     });
-    await waitFor(() => acknowledged.size >= 150 && receiver.to("/crash").length >= 10, "load to build up", 60_000);
+    await eventually(() => acknowledged.size >= 150 && receiver.to("/crash").length >= 10, "load to build up", 60_000);
     first.child.kill("SIGKILL");
     await Promise.all(writers);
     const deliveredBeforeCrash = new Set(receiver.to("/crash").map((request) => request.headers["webhook-id"]));
@@ -104,7 +87,7 @@ describe.each(testDialects)("kill -9 mid-load (%s)", (dialect) => {
       authorization: `Bearer ${token}`,
     });
     expect(stream.status).toBe(200);
-    const replayed = await waitFor(
+    const replayed = await eventually(
       () => {
         const ids = new Set(stream.data.map((event) => event.entity_id));
         return [...acknowledged].every((id) => ids.has(id)) && ids;
@@ -112,7 +95,7 @@ describe.each(testDialects)("kill -9 mid-load (%s)", (dialect) => {
       "every acknowledged change on the stream",
       30_000,
     );
-    const hooked = await waitFor(
+    const hooked = await eventually(
       () => {
         const ids = new Set(
           receiver

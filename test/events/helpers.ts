@@ -1,26 +1,12 @@
-// Helpers for the event tests: a server-sent-event client on a real socket, and waiting for conditions.
+// Helpers for the event tests: a server-sent-event client on a real socket.
 import http from "node:http";
+import { eventually } from "../helpers/eventually.ts";
 
 export interface SseFrame {
   id?: string;
   event?: string;
   data?: string;
   comment?: string;
-}
-
-/** Polls `check` until it returns something other than undefined/false, or fails after `timeoutMs`. */
-export async function waitFor<T>(
-  check: () => T | undefined | false | Promise<T | undefined | false>,
-  what = "condition",
-  timeoutMs = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 /** An event-stream connection: every frame received, in order, and how the response ended. */
@@ -73,11 +59,11 @@ export class SseClient {
   }
 
   waitForEvents(count: number, timeoutMs = 15_000): Promise<SseFrame[]> {
-    return waitFor(() => this.events.length >= count && this.events, `${count} events`, timeoutMs);
+    return eventually(() => this.events.length >= count && this.events, `${count} events`, timeoutMs);
   }
 
   waitForEnd(timeoutMs = 15_000): Promise<true> {
-    return waitFor(() => this.ended, "the stream to end", timeoutMs);
+    return eventually(() => this.ended, "the stream to end", timeoutMs);
   }
 
   pause(): void {

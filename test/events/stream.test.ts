@@ -4,8 +4,9 @@ import { DEV_JWT_SECRET } from "../../src/config.ts";
 import { TicketService } from "../../src/events/tickets.ts";
 import { createWorkspaceWithRoles, registerUser, startAppOn, startTestApp, type TestApp } from "../helpers/app.ts";
 import { testDialects } from "../helpers/databases.ts";
+import { eventually } from "../helpers/eventually.ts";
 import { createIssue } from "../helpers/platform.ts";
-import { SseClient, waitFor } from "./helpers.ts";
+import { SseClient } from "./helpers.ts";
 
 describe.each(testDialects)("the event stream (%s)", (dialect) => {
   let t: TestApp;
@@ -113,17 +114,17 @@ describe.each(testDialects)("the event stream (%s)", (dialect) => {
         written++;
       }
     })();
-    await waitFor(() => written >= 3, "the writer to start");
+    await eventually(() => written >= 3, "the writer to start");
     const streams = await Promise.all(
       [0, 5, 17, 31].map((after) => open(streamUrl(ws, `?after_seq=${after}`), bearer(token))),
     );
-    await waitFor(() => written >= 20, "more writes");
+    await eventually(() => written >= 20, "more writes");
     writing = false;
     await writer;
     const last = 32 + written;
     for (const [index, after] of [0, 5, 17, 31].entries()) {
       const stream = streams[index]!;
-      await waitFor(() => stream.seqs.at(-1) === last, `stream after ${after} to reach ${last}`);
+      await eventually(() => stream.seqs.at(-1) === last, `stream after ${after} to reach ${last}`);
       expect(stream.seqs).toEqual(Array.from({ length: last - after }, (_, offset) => after + offset + 1));
     }
   });
@@ -136,7 +137,9 @@ describe.each(testDialects)("the event stream (%s)", (dialect) => {
     await t.api.patch(`workspaces/${ws}/issues/${issue.id}`, { title: "Not wanted" }, { token });
     await t.api.post(`workspaces/${ws}/issues/${issue.id}/comments`, { content: "Wanted too" }, { token });
     await stream.waitForEvents(3);
-    await waitFor(() => stream.frames.some((frame) => frame.comment === " keepalive" || frame.comment === "keepalive"));
+    await eventually(() =>
+      stream.frames.some((frame) => frame.comment === " keepalive" || frame.comment === "keepalive"),
+    );
     expect(stream.events.map((frame) => [frame.id, frame.event])).toEqual([
       ["1", "workspace.created"],
       ["3", "comment.created"],
@@ -257,7 +260,7 @@ describe.each(testDialects)("the event stream (%s)", (dialect) => {
 
     const lastSeen = slow.events.at(-1)?.id ?? "2";
     const resumed = await open(streamUrl(ws), { ...bearer(token), "last-event-id": lastSeen });
-    await waitFor(() => resumed.seqs.at(-1) === 2 + updates, "the rest");
+    await eventually(() => resumed.seqs.at(-1) === 2 + updates, "the rest");
     expect([...slow.seqs, ...resumed.seqs]).toEqual(Array.from({ length: updates }, (_, index) => 3 + index));
   });
 });

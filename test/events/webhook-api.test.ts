@@ -2,8 +2,8 @@ import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorkspaceWithRoles, startTestApp, type TestApp, type WorkspaceWithRoles } from "../helpers/app.ts";
 import { testDialects } from "../helpers/databases.ts";
+import { eventually } from "../helpers/eventually.ts";
 import { activityOf, unknownId } from "../helpers/platform.ts";
-import { waitFor } from "./helpers.ts";
 import { WebhookReceiver } from "./receiver.ts";
 
 describe.each(testDialects)("webhooks API (%s)", (dialect) => {
@@ -65,7 +65,7 @@ describe.each(testDialects)("webhooks API (%s)", (dialect) => {
     expect(patched.body).not.toHaveProperty("secret");
     const rotated = await t.api.post(path(`/${shown.id}/rotate-secret`), undefined, admin);
     expect(rotated.body.secret).toMatch(/^whsec_/);
-    await waitFor(() => receiver.to("/crud").length >= 2, "deliveries of the hook's own events");
+    await eventually(() => receiver.to("/crud").length >= 2, "deliveries of the hook's own events");
     const deliveries = await t.api.get(path(`/${shown.id}/deliveries`), admin);
     expect(deliveries.status).toBe(200);
     expect(deliveries.body[0]).not.toHaveProperty("secret");
@@ -160,7 +160,7 @@ describe.each(testDialects)("webhooks API (%s)", (dialect) => {
         body: { detail: "Webhook not found" },
       });
     }
-    const foreignDelivery = await waitFor(async () => {
+    const foreignDelivery = await eventually(async () => {
       const rows = (
         await t.api.get(`workspaces/${other.workspaceId}/webhooks/${foreign.id}/deliveries`, {
           token: other.owner.token,

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ResolvedAddress } from "../../src/http/targets.ts";
 import { registerUser, startTestApp, type TestApp } from "../helpers/app.ts";
 import { testDialects } from "../helpers/databases.ts";
+import { eventually } from "../helpers/eventually.ts";
 import { createIssue } from "../helpers/platform.ts";
-import { waitFor } from "./helpers.ts";
 import { WebhookReceiver } from "./receiver.ts";
 
 /** A name server the test controls: each name answers what the test last set, and every question is counted. */
@@ -100,7 +100,7 @@ describe.each(testDialects)("webhook targets, private addresses refused (%s)", (
       const hook = (await create(`https://rebind.test:${port}/hook`)).body;
       dns.answers.set("rebind.test", ["127.0.0.1"]);
       await createIssue(t.api, ws, token);
-      const failed = await waitFor(async () => {
+      const failed = await eventually(async () => {
         const rows = (await t.api.get(`workspaces/${ws}/webhooks/${hook.id}/deliveries`, { token })).body;
         return Array.isArray(rows) && rows.find((row: any) => row.status === "failed");
       });
@@ -147,10 +147,10 @@ describe.each(testDialects)("webhook targets with WEBHOOK_ALLOW_PRIVATE (%s)", (
       ).body;
       expect(hook.url).toBe(`http://flip.test:${first.port}/in`);
       if (second) {
-        await waitFor(() => second.to("/in").length === 1, "the attempt at the checked address");
+        await eventually(() => second.to("/in").length === 1, "the attempt at the checked address");
         expect(first.to("/in")).toEqual([]);
       } else {
-        await waitFor(() => first.to("/in").length === 1);
+        await eventually(() => first.to("/in").length === 1);
       }
       expect(dns.asked.filter((name) => name === "flip.test")).toHaveLength(2);
       const direct = await WebhookReceiver.start();
@@ -160,7 +160,7 @@ describe.each(testDialects)("webhook targets with WEBHOOK_ALLOW_PRIVATE (%s)", (
         { token },
       );
       await t.api.post(`workspaces/${ws}/labels`, { name: "heard" }, { token });
-      await waitFor(() => direct.to("/plain").length === 1);
+      await eventually(() => direct.to("/plain").length === 1);
       await direct.close();
     } finally {
       await first.close();

@@ -1,11 +1,10 @@
-// Debian's chromium driven by playwright-core (no browser download): headless, a fresh profile per launch, and
+// Debian's chromium (on PATH, or CHROMIUM_PATH) driven by playwright-core (no browser download): headless, a fresh profile per launch, and
 // every console error and CSP violation of the page collected so a test can assert there were none.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
-
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+import { requireTool } from "./system-tools.ts";
 
 const CHROMIUM_ARGS = [
   "--no-sandbox",
@@ -28,7 +27,7 @@ export interface TestBrowser {
 export async function launchBrowser(options: { colorScheme?: "light" | "dark" } = {}): Promise<TestBrowser> {
   const profile = mkdtempSync(join(tmpdir(), "dashboard-profile-"));
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM_PATH,
+    executablePath: requireTool("chromium"),
     headless: true,
     args: CHROMIUM_ARGS,
     viewport: { width: 1440, height: 900 },

@@ -1,25 +1,20 @@
 // Several real `agent-platform serve` (and `call`) processes on one database, behind haproxy in round-robin mode
 // with no stickiness, configured by the repository's own deploy/haproxy.cfg (only its ports rewritten).
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ApiClient } from "./app.ts";
+import { ROOT, type ServerProcess, startBin } from "./bin.ts";
+import { eventually } from "./eventually.ts";
+import { requireTool } from "./system-tools.ts";
 
-const root = new URL("../../", import.meta.url).pathname;
-export const HAPROXY = "/usr/sbin/haproxy";
 /** Shared by every process of a cluster, as a deployment must (a token from one is checked by another). */
 export const CLUSTER_JWT_SECRET = "cluster-test-secret-0123456789abcdef-0123456789";
 
-export interface PlatformProcess {
-  child: ChildProcess;
-  url: string;
-  port: number;
+export interface PlatformProcess extends ServerProcess {
   api: ApiClient;
-  /** What it printed so far. */
-  output(): { stdout: string; stderr: string };
-  exited: Promise<number | null>;
 }
 
 /** `agent-platform <command> --port 0` as a user starts it, resolved once it printed the address it listens on. */
@@ -29,57 +24,8 @@ export async function startProcess(
   args: string[] = [],
   startTimeoutMs = 120_000,
 ): Promise<PlatformProcess> {
-  const cwd = mkdtempSync(join(tmpdir(), `agent-platform-${command}-`));
-  const child = spawn(process.execPath, [join(root, "bin/agent-platform.js"), command, "--port", "0", ...args], {
-    cwd,
-    // Each says it is up in an info log line: `serve` on stdout, `call` on stderr.
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: "info", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr?.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) =>
-    child.on("exit", (code) => {
-      rmSync(cwd, { recursive: true, force: true });
-      resolve(code);
-    }),
-  );
-  const url = await new Promise<string>((resolve, reject) => {
-    const deadline = setTimeout(() => {
-      // Never left running once its start is given up on.
-      child.kill("SIGKILL");
-      reject(new Error(`${command} did not start: ${stderr}`));
-    }, startTimeoutMs);
-    const look = () => {
-      const found = /(?:listening on|running on) (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout + stderr)?.[1];
-      if (found) {
-        clearTimeout(deadline);
-        child.stdout?.off("data", look);
-        child.stderr?.off("data", look);
-        resolve(found);
-      }
-    };
-    child.stdout?.on("data", look);
-    child.stderr?.on("data", look);
-    child.once("exit", (code) => {
-      clearTimeout(deadline);
-      reject(new Error(`${command} exited with ${code}: ${stderr}`));
-    });
-  });
-  return {
-    child,
-    url,
-    port: Number(new URL(url).port),
-    api: new ApiClient(url),
-    output: () => ({ stdout, stderr }),
-    exited,
-  };
+  const started = await startBin(command, args, { env, startTimeoutMs });
+  return { ...started, api: new ApiClient(started.url) };
 }
 
 export async function freePort(): Promise<number> {
@@ -138,7 +84,7 @@ export async function startHaproxy(backends: { serve: number[]; call: number[] }
   const ports = { platform: await freePort(), call: await freePort(), stats: await freePort() };
   const dir = mkdtempSync(join(tmpdir(), "agent-platform-haproxy-"));
   const file = join(dir, "haproxy.cfg");
-  const template = readFileSync(join(root, "deploy/haproxy.cfg"), "utf8");
+  const template = readFileSync(join(ROOT, "deploy/haproxy.cfg"), "utf8");
   // A backend section with no server left would be refused: a cluster without call (or serve) processes drops that
   // half of the file.
   let kept = template;
@@ -146,7 +92,7 @@ export async function startHaproxy(backends: { serve: number[]; call: number[] }
   if (!backends.serve.length) kept = kept.replace(/frontend platform[\s\S]*?(?=frontend call)/, "");
   const config = renderHaproxyConfig(kept, ports, backends);
   writeFileSync(file, config);
-  const child = spawn(HAPROXY, ["-f", file, "-db"], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(requireTool("haproxy"), ["-f", file, "-db"], { stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr?.on("data", (chunk) => {
     stderr += chunk;
@@ -154,17 +100,21 @@ export async function startHaproxy(backends: { serve: number[]; call: number[] }
   const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
   const url = `http://127.0.0.1:${ports.platform}`;
   const statsUrl = `http://127.0.0.1:${ports.stats}/stats;csv`;
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`haproxy exited: ${stderr}`);
-    const up = await fetch(statsUrl).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (up) break;
-    if (Date.now() > deadline) throw new Error(`haproxy did not start: ${stderr}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  const answering = eventually(
+    () =>
+      fetch(statsUrl).then(
+        (response) => response.ok,
+        () => false,
+      ),
+    "haproxy to answer on its statistics page",
+    10_000,
+  );
+  await Promise.race([
+    answering,
+    exited.then(() => {
+      throw new Error(`haproxy exited: ${stderr}`);
+    }),
+  ]);
   return {
     url,
     callUrl: `http://127.0.0.1:${ports.call}`,

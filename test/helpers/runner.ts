@@ -92,16 +92,6 @@ export function cliRuntime(kind: "claude" | "codex", bin: string): LocalRuntime 
 }
 
 /** Waits for `check` to hold, polling: for effects outside this process (a file a CLI writes). */
-export async function eventually<T>(check: () => T | undefined, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 /** What a fake CLI reported (`FAKE: report <file>`), one entry per start. */
 export function reportsOf(file: string): any[] {
   return readFileSync(file, "utf8")

@@ -2,21 +2,24 @@
 // REQUEST_BODY_TIMEOUT_MS; long-lived responses (event streams) must not be cut by that limit.
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SseClient, waitFor } from "../events/helpers.ts";
+import { SseClient } from "../events/helpers.ts";
 import { registerUser, startTestApp, type TestApp } from "../helpers/app.ts";
+import { eventually } from "../helpers/eventually.ts";
 import { createIssue } from "../helpers/platform.ts";
 
 const TIMEOUT_MS = 600;
 
-/** Sends `head`, then `piece` every `everyMs` until the server closes the connection; resolves with all it heard. */
+/**
+ * Sends `head`, then `piece` every `everyMs` until the server closes the connection; resolves with all it heard.
+ * It resolves only if the server closes: the dribble alone would take far longer than any test's timeout.
+ */
 function dribble(
   url: string,
   everyMs: number,
   head = "POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{",
   piece = " ",
-): Promise<{ response: string; closedAfterMs: number }> {
+): Promise<{ response: string }> {
   const { hostname, port } = new URL(url);
-  const startedAt = Date.now();
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname);
     let response = "";
@@ -31,7 +34,7 @@ function dribble(
     });
     socket.on("close", () => {
       clearInterval(timer);
-      resolve({ response, closedAfterMs: Date.now() - startedAt });
+      resolve({ response });
     });
     socket.write(head);
     timer = setInterval(() => {
@@ -55,12 +58,11 @@ describe("slow request bodies", () => {
   });
 
   it("a body sent a byte at a time gets 408 {detail} and its connection closed", async () => {
-    const { response, closedAfterMs } = await dribble(t.url, 150);
+    // 408: the limit's timer fired (a body in time is answered as usual: the next case).
+    const { response } = await dribble(t.url, 150);
     expect(response).toMatch(/^HTTP\/1\.1 408 /);
     const body = JSON.parse(response.slice(response.indexOf("\r\n\r\n") + 4));
     expect(body).toEqual({ detail: expect.any(String) });
-    expect(closedAfterMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
-    expect(closedAfterMs).toBeLessThan(TIMEOUT_MS + 3000);
     // The server is unharmed for everyone else.
     expect((await t.api.get("/health")).status).toBe(200);
   });
@@ -79,33 +81,22 @@ describe("slow request bodies", () => {
     socket.write(body.slice(0, 10));
     await new Promise((resolve) => setTimeout(resolve, TIMEOUT_MS / 3));
     socket.write(body.slice(10));
-    await waitFor(() => response.includes("}"), "the answer");
+    await eventually(() => response.includes("}"), "the answer");
     socket.destroy();
     expect(response).toMatch(/^HTTP\/1\.1 404 /);
     expect(JSON.parse(response.slice(response.indexOf("\r\n\r\n") + 4))).toEqual({ detail: "User not found" });
   });
 
   it("a request head sent a line at a time gets 408 {detail} and its connection closed", async () => {
-    const { response, closedAfterMs } = await dribble(
-      t.url,
-      150,
-      "GET /health HTTP/1.1\r\nHost: x\r\n",
-      "X-Slow: yes\r\n",
-    );
+    const { response } = await dribble(t.url, 150, "GET /health HTTP/1.1\r\nHost: x\r\n", "X-Slow: yes\r\n");
     expect(response).toMatch(/^HTTP\/1\.1 408 /);
     expect(JSON.parse(response.slice(response.indexOf("\r\n\r\n") + 4))).toEqual({ detail: expect.any(String) });
-    expect(closedAfterMs).toBeLessThan(TIMEOUT_MS + 3000);
   });
 
   it("a dribbled body the server never reads (a GET's) is cut at the limit too, without harm", async () => {
-    const { response, closedAfterMs } = await dribble(
-      t.url,
-      150,
-      "GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{",
-    );
     // Answered at once (the route reads no body), and the connection is closed once the body is overdue.
+    const { response } = await dribble(t.url, 150, "GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{");
     expect(response).toMatch(/^HTTP\/1\.1 200 /);
-    expect(closedAfterMs).toBeLessThan(TIMEOUT_MS + 3000);
     expect((await t.api.get("/health")).status).toBe(200);
   });
 
@@ -117,8 +108,10 @@ describe("slow request bodies", () => {
     });
     streams.push(stream);
     expect(stream.status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, TIMEOUT_MS * 4));
+    // A request begun after the stream opened has been cut by the limit: any cut of the stream came earlier.
+    expect((await dribble(t.url, 150)).response).toMatch(/^HTTP\/1\.1 408 /);
     expect(stream.ended).toBe(false);
+    // Still open, and delivering: the event below is sent on it after that point.
     await createIssue(t.api, ws, token, { title: "After the limit" });
     const [event] = await stream.waitForEvents(1, 5000);
     expect(event?.event).toBe("issue.created");

@@ -3,6 +3,7 @@ import http from "node:http";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Tool } from "../../src/tools/registry.ts";
 import type { TestApp } from "../helpers/app.ts";
+import { eventually } from "../helpers/eventually.ts";
 import { call, echoTool, postJson, RawSseStream, startMcpApp } from "./helpers.ts";
 
 const aborted = new Set<string>();
@@ -41,14 +42,6 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-async function until(condition: () => boolean, timeoutMs = 3_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 it.each(["/mcp", "/messages/"])("a client that drops its POST to %s aborts the running tool", async (path) => {
   const tag = `post${path}`;
   const request = http.request(new URL(path, server.url), {
@@ -57,9 +50,9 @@ it.each(["/mcp", "/messages/"])("a client that drops its POST to %s aborts the r
   });
   request.on("error", () => {});
   request.end(JSON.stringify(call(1, "wait_for_abort", { tag })));
-  await until(() => started.has(tag));
+  await eventually(() => started.has(tag), "the tool to start");
   request.destroy();
-  await until(() => aborted.has(tag));
+  await eventually(() => aborted.has(tag), "the tool to be aborted");
   const after = await postJson(server.url, path, call(2, "echo", { text: "still serving" }));
   expect(after.json().result.structuredContent).toEqual({ echoed: "still serving" });
 });
@@ -68,15 +61,19 @@ it("closing an SSE stream aborts the tool its session is running", async () => {
   const stream = await RawSseStream.open(server.url);
   const endpoint = await stream.endpoint();
   await postJson(server.url, endpoint, call(1, "wait_for_abort", { tag: "sse" }));
-  await until(() => started.has("sse"));
+  await eventually(() => started.has("sse"), "the tool to start");
   stream.close();
-  await until(() => aborted.has("sse"));
+  await eventually(() => aborted.has("sse"), "the tool to be aborted");
 });
 
 it("a call that was answered is not aborted when its connection closes later", async () => {
+  // A tool's signal aborts, if ever, when the server's response closes: once it has, the signal's fate is sealed.
+  const responseClosed = new Promise<void>((resolve) =>
+    server.app.server.once("request", (_request, response) => response.once("close", () => resolve())),
+  );
   const response = await postJson(server.url, "/mcp", call(3, "keep_signal", {}), { connection: "close" });
   expect(response.status).toBe(200);
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  await responseClosed;
   expect(keptSignals).toHaveLength(1);
   expect(keptSignals[0]?.aborted).toBe(false);
 });

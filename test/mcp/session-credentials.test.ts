@@ -5,6 +5,7 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorkspaceWithRoles, type TestApp, type WorkspaceWithRoles } from "../helpers/app.ts";
 import { testDialects } from "../helpers/databases.ts";
+import { eventually } from "../helpers/eventually.ts";
 import { call, postJson, RawSseStream, startMcpApp } from "./helpers.ts";
 
 describe.each(testDialects)("a tool-protocol session and its credential (%s)", (dialect) => {
@@ -31,13 +32,8 @@ describe.each(testDialects)("a tool-protocol session and its credential (%s)", (
   const createIssueCall = (id: number, title: string) => call(id, "create_issue", { title });
 
   /** Waits until the server has ended the stream. */
-  async function streamEnded(stream: RawSseStream): Promise<boolean> {
-    const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline) {
-      if (stream.ended) return true;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    return false;
+  function streamEnded(stream: RawSseStream): Promise<boolean> {
+    return eventually(() => stream.ended, "the server to end the stream", 10_000);
   }
 
   it("a post without a credential, with a garbage key or with another user's key runs nothing as the session's owner", async () => {
@@ -168,10 +164,8 @@ describe.each(testDialects)("a tool-protocol session and its credential (%s)", (
         client.callTool({ name: "create_issue", arguments: { title: "through the SDK, revoked" } }),
       ).rejects.toThrow(/Invalid API key/);
       // The server ended the stream; the client's event source reconnects with the dead key and is told 401.
-      const deadline = Date.now() + 10_000;
       const refused = () => errors.some((error) => (error as { code?: number }).code === 401);
-      while (!refused() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
-      expect(refused()).toBe(true);
+      await eventually(refused, "the reconnection to be refused with 401", 10_000);
       expect(await issueTitles()).not.toContain("through the SDK, revoked");
     } finally {
       await client.close();

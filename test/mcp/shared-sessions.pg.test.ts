@@ -9,8 +9,8 @@ import { migrateToLatest } from "../../src/db/migrate.ts";
 import { createWorkspaceWithRoles, startAppOn, type TestApp, type WorkspaceWithRoles } from "../helpers/app.ts";
 import { type PlatformProcess, startProcess, stopProcess } from "../helpers/cluster.ts";
 import { createTestDatabase, type TestDatabase, testDialects } from "../helpers/databases.ts";
+import { eventually } from "../helpers/eventually.ts";
 import { registryWith } from "../helpers/registry.ts";
-import { waitFor } from "../work/helpers.ts";
 import { call, echoTool, postJson, RawSseStream, startMcpApp, throwingTool, whoAmITool } from "./helpers.ts";
 
 const postgresOnly = testDialects.filter((dialect) => dialect === "postgres");
@@ -100,7 +100,7 @@ describe.each(postgresOnly)("legacy SSE sessions across two processes (%s)", (di
         "x-api-key": key,
       });
       expect(nul.status).toBe(202);
-      await waitFor(() => stream.messages().find((message) => message.error?.code === -32700), "the parse error");
+      await eventually(() => stream.messages().find((message) => message.error?.code === -32700), "the parse error");
     } finally {
       stream.close();
     }
@@ -115,7 +115,7 @@ describe.each(postgresOnly)("legacy SSE sessions across two processes (%s)", (di
       expect(revoked.status).toBe(204);
       const after = await postJson(b.url, endpoint, call(1, "echo", { text: "late" }), { "x-api-key": key });
       expect(after.status).toBe(401);
-      await waitFor(() => stream.ended || undefined, "the stream on A to end");
+      await eventually(() => stream.ended || undefined, "the stream on A to end");
       expect(stream.messages()).toEqual([]);
       expect((await postJson(b.url, endpoint, call(2, "echo", { text: "x" }))).status).toBe(404);
       expect((await postJson(a.url, endpoint, call(2, "echo", { text: "x" }))).status).toBe(404);
@@ -134,7 +134,7 @@ describe.each(postgresOnly)("legacy SSE sessions across two processes (%s)", (di
     expect((await postJson(b.url, endpoint, call(1, "echo", { text: "open" }))).status).toBe(202);
     await stream.reply(1);
     stream.close();
-    await waitFor(
+    await eventually(
       async () =>
         (await postJson(b.url, endpoint, call(2, "echo", { text: "closed" }))).status === 404 ? true : undefined,
       "the closed session to be gone on B",

@@ -1,6 +1,7 @@
 // Legacy SSE: endpoint event, replies on the session's own stream, 400 vs 404, sessions freed on close, keep-alive.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestApp } from "../helpers/app.ts";
+import { eventually } from "../helpers/eventually.ts";
 import { call, postJson, RawSseStream, startMcpApp } from "./helpers.ts";
 
 let server: TestApp;
@@ -114,12 +115,8 @@ describe("legacy SSE transport", () => {
     const endpoint = await stream.endpoint();
     expect((await postJson(server.url, endpoint, call(1, "echo", { text: "x" }))).status).toBe(202);
     stream.close();
-    let status = 0;
-    for (let attempt = 0; attempt < 50 && status !== 404; attempt += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      status = (await postJson(server.url, endpoint, call(2, "echo", { text: "x" }))).status;
-    }
-    expect(status).toBe(404);
+    const status = async () => (await postJson(server.url, endpoint, call(2, "echo", { text: "x" }))).status;
+    await eventually(async () => (await status()) === 404, "the session's endpoint to answer 404");
   });
 });
 
@@ -129,9 +126,7 @@ describe("keep-alive", () => {
     const stream = await RawSseStream.open(app.url);
     try {
       await stream.endpoint();
-      const deadline = Date.now() + 3_000;
-      while (stream.comments < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(stream.comments).toBeGreaterThanOrEqual(2);
+      await eventually(() => stream.comments >= 2, "two keep-alive comments");
     } finally {
       stream.close();
       await app.close();

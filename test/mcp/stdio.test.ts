@@ -1,18 +1,16 @@
 // `agent-platform mcp`: the real bin over stdio, driven by the official SDK client, by hand, and by the Inspector CLI.
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorkspaceWithRoles, startTestApp, type TestApp, type WorkspaceWithRoles } from "../helpers/app.ts";
+import { BIN, ROOT, runBin } from "../helpers/bin.ts";
 import { testDialects } from "../helpers/databases.ts";
 
-const root = fileURLToPath(new URL("../../", import.meta.url));
-const bin = join(root, "bin/agent-platform.js");
 const SLOW = 90_000; // each case starts the bin (TypeScript through tsx) on a shared, loaded machine
 
 let dir: string;
@@ -45,7 +43,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function stdioTransport(args: string[], env: Record<string, string> = {}): StdioClientTransport {
   return new StdioClientTransport({
     command: process.execPath,
-    args: [bin, "mcp", ...args],
+    args: [BIN, "mcp", ...args],
     cwd: dir,
     env: { ...getDefaultEnvironment(), ...env },
     stderr: "pipe",
@@ -74,22 +72,11 @@ interface Exited {
 }
 
 /** Runs the bin with these lines on stdin, then closes stdin and waits for the process to end by itself. */
-function runWithInput(args: string[], lines: string[], env: Record<string, string> = {}): Promise<Exited> {
-  const child: ChildProcess = spawn(process.execPath, [bin, "mcp", ...args], {
-    cwd: dir,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr?.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  child.stdin?.end(lines.map((line) => `${line}\n`).join(""));
-  return new Promise((resolve) => child.on("exit", (code) => resolve({ code, stdout, stderr })));
+async function runWithInput(args: string[], lines: string[], env: Record<string, string> = {}): Promise<Exited> {
+  const run = runBin(["mcp", ...args], { cwd: dir, env, stdin: "pipe" });
+  run.child.stdin?.end(lines.map((line) => `${line}\n`).join(""));
+  const code = await run.exited;
+  return { code, ...run.output() };
 }
 
 const jsonLines = (text: string) =>
@@ -252,7 +239,7 @@ describe.each(testDialects)("agent-platform mcp on a workspace's database (%s)",
       expect(badKey.stdout).toBe("");
       // (The tools file of the working directory printed a line while loading.)
       expect(badKey.stderr.trim().split("\n").at(-1)).toMatch(
-        /^AGENT_PLATFORM_API_KEY: Invalid API key \(database .+\)$/,
+        /^AGENT_PLATFORM_API_KEY: no such API key in database .+$/,
       );
 
       const noWorkspace = await runWithInput(["--workspace", "nope"], [initialize(1)], {
@@ -266,14 +253,14 @@ describe.each(testDialects)("agent-platform mcp on a workspace's database (%s)",
 });
 
 describe("the MCP Inspector CLI against agent-platform mcp", () => {
-  const inspector = join(root, "node_modules/@modelcontextprotocol/inspector-cli/build/cli.js");
+  const inspector = join(ROOT, "node_modules/@modelcontextprotocol/inspector-cli/build/cli.js");
   // Inspector CLI 1.0.3 finds its own package.json through a path it checks against the working directory, so it
   // runs from a folder whose parent holds a package.json: the repository's examples/ here.
   const run = (method: string[]) =>
     promisify(execFile)(
       process.execPath,
-      [inspector, "--cli", process.execPath, bin, "mcp", "--tools", toolsFile, "--method", ...method],
-      { cwd: join(root, "examples"), env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" } },
+      [inspector, "--cli", process.execPath, BIN, "mcp", "--tools", toolsFile, "--method", ...method],
+      { cwd: join(ROOT, "examples"), env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" } },
     );
 
   it(

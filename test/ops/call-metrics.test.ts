@@ -1,7 +1,8 @@
 // The call server's own /metrics: the calls it is bridging right now, kept from callers it should not reach.
 import { afterEach, describe, expect, it } from "vitest";
+import { eventually } from "../helpers/eventually.ts";
 import { CarrierCall } from "../voice/doubles/carrier.ts";
-import { eventually, type Harness, startHarness } from "../voice/harness.ts";
+import { type Harness, startHarness } from "../voice/harness.ts";
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -23,9 +24,9 @@ describe("call server /metrics", () => {
     await harness.provider.connection(2);
     expect(await callsInProgress(url)).toBe(2);
     calls[0]!.stop();
-    await eventually(async () => (await callsInProgress(url)) === 1, 10_000);
+    await eventually(async () => (await callsInProgress(url)) === 1, "one call in progress", 10_000);
     calls[1]!.stop();
-    await eventually(async () => (await callsInProgress(url)) === 0, 10_000);
+    await eventually(async () => (await callsInProgress(url)) === 0, "no call in progress", 10_000);
   });
 
   it("refuses a request relayed by a proxy, and wants METRICS_TOKEN's bearer when it is set", async () => {

@@ -5,15 +5,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cluster, startCluster } from "../helpers/cluster.ts";
 import { createTestDatabase, type TestDatabase, testDialects } from "../helpers/databases.ts";
+import { eventually } from "../helpers/eventually.ts";
+import { needs } from "../helpers/system-tools.ts";
 import { CarrierCall, fetchWebhook, newSid, streamOf } from "../voice/doubles/carrier.ts";
 import { RealtimeProviderDouble } from "../voice/doubles/realtime-provider.ts";
-import { eventually } from "../voice/harness.ts";
 import { speechUlaw } from "../voice/speech.ts";
 
 const postgres = testDialects.filter((dialect) => dialect === "postgres");
 const TWILIO_AUTH_TOKEN = "cluster-twilio-auth-token";
 
-describe.each(postgres)("two call processes behind haproxy (%s)", (dialect) => {
+describe.each(postgres)("two call processes behind haproxy (%s)", needs("haproxy"), (dialect) => {
   let database: TestDatabase;
   let provider: RealtimeProviderDouble;
   let cluster: Cluster;
@@ -82,7 +83,7 @@ describe.each(postgres)("two call processes behind haproxy (%s)", (dialect) => {
     try {
       const ended = async () =>
         (await pg.query("select ended_at from calls where call_sid = $1", [callSid])).rows[0]?.ended_at != null;
-      await eventually(ended, 10_000);
+      await eventually(ended, "the call to end", 10_000);
       expect((await pg.query("select count(*)::int as n from calls")).rows[0].n).toBe(1);
     } finally {
       await pg.end();

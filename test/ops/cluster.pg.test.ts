@@ -7,16 +7,18 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_LOGIN_RATE_LIMIT } from "../../src/auth/rate-limit.ts";
-import { SseClient, waitFor } from "../events/helpers.ts";
+import { SseClient } from "../events/helpers.ts";
 import { parseSse } from "../helpers/agui.ts";
 import { registerUser } from "../helpers/app.ts";
 import { type Cluster, startCluster } from "../helpers/cluster.ts";
 import { createTestDatabase, type TestDatabase, testDialects } from "../helpers/databases.ts";
+import { eventually } from "../helpers/eventually.ts";
 import { TestModelServer } from "../helpers/model-server.ts";
+import { needs } from "../helpers/system-tools.ts";
 
 const postgres = testDialects.filter((dialect) => dialect === "postgres");
 
-describe.each(postgres)("three serve processes behind haproxy (%s)", (dialect) => {
+describe.each(postgres)("three serve processes behind haproxy (%s)", needs("haproxy"), (dialect) => {
   let database: TestDatabase;
   let model: TestModelServer;
   let cluster: Cluster;
@@ -222,7 +224,7 @@ describe.each(postgres)("three serve processes behind haproxy (%s)", (dialect) =
       );
       expect(issue.status).toBe(201);
       expect(issue.headers.get("x-served-by")).not.toBe(stream.headers["x-served-by"]);
-      const types = await waitFor(
+      const types = await eventually(
         () => {
           const seen = stream.data.filter((event) => event.issue_id === issue.body.id).map((event) => event.type);
           return seen.includes("task.succeeded") && seen;
@@ -250,7 +252,7 @@ describe.each(postgres)("three serve processes behind haproxy (%s)", (dialect) =
       { title: "Outlive a crash", assignee_type: "agent", assignee_id: agent.body.id },
       { token },
     );
-    const running = await waitFor(
+    const running = await eventually(
       async () => {
         const [row] = (await api.get(`workspaces/${ws}/issues/${task.body.id}/tasks`, { token })).body;
         return row?.status === "running" && model.requests.length === 1 && row;
@@ -292,13 +294,13 @@ describe.each(postgres)("three serve processes behind haproxy (%s)", (dialect) =
         else failures++;
       }
     });
-    await waitFor(() => acknowledged.length >= 20, "load to get going", 30_000);
+    await eventually(() => acknowledged.length >= 20, "load to get going", 30_000);
     victim.child.kill("SIGKILL");
     await victim.exited;
     const atKill = acknowledged.length;
-    await waitFor(() => acknowledged.length >= atKill + 40, "the others to keep serving", 30_000);
+    await eventually(() => acknowledged.length >= atKill + 40, "the others to keep serving", 30_000);
     const failuresAfterSettling = failures;
-    await waitFor(() => acknowledged.length >= atKill + 60, "more load after the kill", 30_000);
+    await eventually(() => acknowledged.length >= atKill + 60, "more load after the kill", 30_000);
     writing = false;
     await Promise.all(writers);
     // Past the moment of the kill, nothing fails.
@@ -314,7 +316,7 @@ describe.each(postgres)("three serve processes behind haproxy (%s)", (dialect) =
     expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
 
     // The killed process's task is taken up by another once its lease expires, and succeeds.
-    const retried = await waitFor(
+    const retried = await eventually(
       async () => {
         const [row] = (await api.get(`workspaces/${ws}/issues/${task.body.id}/tasks`, { token })).body;
         return row?.status === "succeeded" && row;
@@ -336,7 +338,7 @@ describe.each(postgres)("three serve processes behind haproxy (%s)", (dialect) =
     });
     try {
       expect(resumed.headers["x-served-by"]).not.toBe(victimName);
-      await waitFor(() => resumed.seqs.includes(head), "the resumed stream to catch up", 15_000);
+      await eventually(() => resumed.seqs.includes(head), "the resumed stream to catch up", 15_000);
       const seen = [...onVictim.seqs, ...resumed.seqs].filter((seq) => seq <= head);
       expect(seen).toEqual(Array.from({ length: head }, (_, index) => index + 1));
     } finally {

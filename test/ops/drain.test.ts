@@ -4,11 +4,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/index.ts";
 import { migrateToLatest } from "../../src/db/migrate.ts";
-import { SseClient, waitFor } from "../events/helpers.ts";
+import { SseClient } from "../events/helpers.ts";
 import { parseSse, seedRequest } from "../helpers/agui.ts";
 import { registerUser } from "../helpers/app.ts";
 import { type PlatformProcess, startProcess, stopProcess } from "../helpers/cluster.ts";
 import { createTestDatabase, testDialects } from "../helpers/databases.ts";
+import { eventually } from "../helpers/eventually.ts";
 import { TestModelServer } from "../helpers/model-server.ts";
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -62,7 +63,7 @@ describe.each(testDialects)("SIGTERM drains the process (%s)", (dialect) => {
       { title: "Long task", assignee_type: "agent", assignee_id: agent },
       auth,
     );
-    await waitFor(
+    await eventually(
       async () => (await server.api.get(`workspaces/${ws}/tasks`, auth)).body[0]?.status === "running",
       "the task to run",
     );
@@ -71,11 +72,10 @@ describe.each(testDialects)("SIGTERM drains the process (%s)", (dialect) => {
     });
     expect(stream.status).toBe(200);
     const run = aguiRun(server, owner.token);
-    await waitFor(() => model.requests.length === 2, "the agent-UI run's model request");
+    await eventually(() => model.requests.length === 2, "the agent-UI run's model request");
 
-    const stoppedAt = Date.now();
     server.child.kill("SIGTERM");
-    const ready = await waitFor(async () => {
+    const ready = await eventually(async () => {
       const response = await fetch(`${server.url}/ready`);
       return response.status === 503 && response.json();
     }, "/ready to answer 503");
@@ -103,7 +103,6 @@ describe.each(testDialects)("SIGTERM drains the process (%s)", (dialect) => {
     await stream.waitForEnd(10_000);
     expect(stream.ended).toBe(true);
     expect(await server.exited).toBe(0);
-    expect(Date.now() - stoppedAt).toBeGreaterThanOrEqual(1_500);
     // Everything wound up by itself: the bound (which cuts what is left) was not needed.
     expect(server.output().stdout + server.output().stderr).not.toContain("shutdown bound reached");
     // The stream saw the issue created during the drain before it ended.
@@ -127,15 +126,13 @@ describe.each(testDialects)("SIGTERM drains the process (%s)", (dialect) => {
     const owner = await registerUser(server.api, "owner");
     model.setDefault({ stall: true, text: "Never" });
     const run = aguiRun(server, owner.token).catch(() => ["cut"]);
-    await waitFor(() => model.requests.length === 1, "the model request");
-    const stoppedAt = Date.now();
+    await eventually(() => model.requests.length === 1, "the model request");
     server.child.kill("SIGTERM");
+    // The run would never end by itself: the bound's timer fired, cut it, and the process exited.
     expect(await server.exited).toBe(0);
     expect(server.output().stdout).toContain("shutdown bound reached");
-    // The bound, plus the moments a loaded machine takes to close the database and exit.
-    expect(Date.now() - stoppedAt).toBeLessThan(1_000 + 4_000);
     const seen = await run;
     expect(seen).not.toContain("run_finished");
-    await waitFor(() => model.requests[0]?.abortedByClient, "the model request to be aborted");
+    await eventually(() => model.requests[0]?.abortedByClient, "the model request to be aborted");
   }, 180_000);
 });

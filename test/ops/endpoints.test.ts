@@ -2,10 +2,11 @@
 // draining or when the database is gone), and /metrics in Prometheus text, kept from callers it should not reach.
 import { afterEach, describe, expect, it } from "vitest";
 import { Drain } from "../../src/ops/drain.ts";
-import { SseClient, waitFor } from "../events/helpers.ts";
+import { SseClient } from "../events/helpers.ts";
 import { postAgui, seedRequest } from "../helpers/agui.ts";
 import { createWorkspaceWithRoles, startAppOn, startTestApp, type TestApp } from "../helpers/app.ts";
 import { createTestDatabase, testDialects } from "../helpers/databases.ts";
+import { eventually } from "../helpers/eventually.ts";
 import { TestModelServer } from "../helpers/model-server.ts";
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -115,7 +116,7 @@ describe.each(testDialects)("operations endpoints (%s)", (dialect) => {
     await stream.waitForEvents(1);
     expect(sample(await metrics(), "agent_platform_event_delivery_lag_seconds_count")).toBeGreaterThanOrEqual(1);
     stream.close();
-    await waitFor(
+    await eventually(
       async () => sample(await metrics(), "agent_platform_open_streams", { kind: "events" }) === 0,
       "the stream gauge to fall back to 0",
     );

@@ -2,9 +2,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CallRecord } from "../../src/voice/call-record.ts";
 import { testDialects } from "../helpers/databases.ts";
+import { eventually } from "../helpers/eventually.ts";
 import { startWorkspaceFixture, unknownId, type WorkspaceFixture } from "../helpers/platform.ts";
 import { CarrierCall } from "../voice/doubles/carrier.ts";
-import { eventually, type Harness, startHarness } from "../voice/harness.ts";
+import { type Harness, startHarness } from "../voice/harness.ts";
 
 /** Places a call on the harness, lets the provider say `lines` (caller and assistant in turn); hangs up if asked. */
 async function recordCall(harness: Harness, lines: string[], { hangUp = true } = {}): Promise<string> {

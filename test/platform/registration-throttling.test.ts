@@ -1,9 +1,9 @@
 // Registration as a flood meets it: a limit per client address per hour, and logins that still get through.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bcryptQueue } from "../../src/auth/passwords.ts";
-import { waitFor } from "../events/helpers.ts";
 import { registerUser, startTestApp, type TestApp } from "../helpers/app.ts";
 import { testDialects } from "../helpers/databases.ts";
+import { eventually } from "../helpers/eventually.ts";
 
 const PASSWORD = "correct horse battery";
 const production = {
@@ -47,7 +47,7 @@ describe("logins during a registration flood", () => {
   });
   afterAll(() => t.close());
 
-  it("a login goes before the registrations waiting for bcrypt and completes well under a second", async () => {
+  it("a login goes before the registrations waiting for bcrypt, not behind them", async () => {
     const { user } = await registerUser(t.api, "existing");
     const flood = 60;
     let registered = 0;
@@ -58,17 +58,14 @@ describe("logins during a registration flood", () => {
       }),
     );
     // The server runs in this process: wait until most of the flood is queued for bcrypt, then log in.
-    await waitFor(() => bcryptQueue().waitingHashes >= flood / 3, "the flood to queue up for bcrypt");
+    await eventually(() => bcryptQueue().waitingHashes >= flood / 3, "the flood to queue up for bcrypt");
     const finishedBeforeLogin = registered;
-    const startedAt = performance.now();
     const login = await t.api.post("auth/login", { email: user.email, password: PASSWORD });
-    const loginMs = performance.now() - startedAt;
     const finishedDuringLogin = registered - finishedBeforeLogin;
     expect(login.status).toBe(200);
     await Promise.all(registrations);
     // Two hashes run at once; the login waits for one slot, not for the queue (at least 20 deep when it came). A
     // few more may finish while its own check and response are under way.
     expect(finishedDuringLogin).toBeLessThanOrEqual(8);
-    expect(loginMs).toBeLessThan(1000);
   });
 });

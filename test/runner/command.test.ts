@@ -4,30 +4,18 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { eventually } from "../helpers/eventually.ts";
 import { listenOnLoopback } from "../helpers/loopback.ts";
-import { eventually } from "../helpers/runner.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 const children: ChildProcess[] = [];
 const dirs: string[] = [];
 
-/** `agent-platform runner`, through the CLI; or, for the cases that stop before any work, its module alone (it
- * starts in a fraction of the time the whole CLI takes to compile). */
-function runner(args: string[], env: Record<string, string> = {}, via: "cli" | "module" = "cli") {
+/** `agent-platform runner`, through the CLI. */
+function runner(args: string[], env: Record<string, string> = {}) {
   const home = mkdtempSync(join(tmpdir(), "runner-home-"));
   dirs.push(home);
-  const entry =
-    via === "cli"
-      ? [join(root, "bin/agent-platform.js"), "runner"]
-      : [
-          "--import",
-          "tsx",
-          "--input-type=module",
-          "-e",
-          `const { runnerCommand } = await import(${JSON.stringify(join(root, "src/runner/command.ts"))});
-           process.exitCode = await runnerCommand(process.argv.slice(1), process.env);`,
-          "--",
-        ];
+  const entry = [join(root, "bin/agent-platform.js"), "runner"];
   const child = spawn(process.execPath, [...entry, ...args], {
     cwd: root,
     env: { PATH: "/usr/bin:/bin", HOME: home, ...env },
@@ -55,13 +43,15 @@ afterEach(() => {
 describe("agent-platform runner", { timeout: 90_000 }, () => {
   it("explains what is wrong with its options, with the usage, and exits 2", async () => {
     const [noUrl, noToken, badMax, nothing] = [
-      runner([], {}, "module"),
-      runner(["--url", "http://127.0.0.1:1"], {}, "module"),
-      runner(["--url", "http://127.0.0.1:1", "--token", "apr_x", "--max-tasks", "50"], {}, "module"),
-      runner(["--url", "http://127.0.0.1:1", "--token", "apr_x"], {}, "module"),
+      runner([]),
+      runner(["--url", "http://127.0.0.1:1"]),
+      runner(["--url", "http://127.0.0.1:1", "--token", "apr_x", "--max-tasks", "50"]),
+      runner(["--url", "http://127.0.0.1:1", "--token", "apr_x"]),
     ];
     expect(await Promise.all([noUrl, noToken, badMax, nothing].map((run) => run.exited))).toEqual([2, 2, 2, 2]);
-    expect(noUrl.output().stderr).toMatch(/^--url is required\nUsage: agent-platform runner --url URL/);
+    expect(noUrl.output().stderr).toMatch(
+      /^agent-platform: --url is required\n\nUsage: agent-platform runner \[options\]/,
+    );
     expect(noToken.output().stderr).toContain("A runner token is needed: --token or AGENT_PLATFORM_RUNNER_TOKEN");
     expect(badMax.output().stderr).toContain("--max-tasks 50: expected a whole number from 1 to 20");
     expect(nothing.output().stderr.trim()).toBe(

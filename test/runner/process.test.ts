@@ -3,8 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { processAlive } from "../../src/runner/process-group.ts";
+import { eventually } from "../helpers/eventually.ts";
 import { fakeCliBin } from "../helpers/fake-clis/index.ts";
-import { assignmentFor, cliRuntime, eventually, RunnerHarness } from "../helpers/runner.ts";
+import { assignmentFor, cliRuntime, RunnerHarness } from "../helpers/runner.ts";
 
 const bin = fakeCliBin(["claude", "codex"]);
 const scratch = mkdtempSync(join(tmpdir(), "runner-process-"));

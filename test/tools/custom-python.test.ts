@@ -1,13 +1,14 @@
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { type CustomTools, loadCustomTools, ToolsFileError } from "../../src/tools/custom.ts";
 import { ToolInvoker } from "../../src/tools/invoker.ts";
 import { staticSource, type Tool, ToolRegistry } from "../../src/tools/registry.ts";
+import { eventually } from "../helpers/eventually.ts";
 import { dirWith, removeTempDirs } from "./temp-dir.ts";
 
 const PY_TOOLS = `
-import asyncio, os, sys, time
+import asyncio, os, sys, threading, time
 
 async def greet(name, greeting="Hello"):
     await asyncio.sleep(0.01)
@@ -23,6 +24,27 @@ async def slow_async(seconds):
 def slow_sync(seconds):
     time.sleep(seconds)
     return "sync done"
+
+# Each call waits until \`count\` calls are in at once: only calls that run concurrently all return.
+_met = {"async": 0}
+_all_met = {}
+async def meet_async(count):
+    _all_met.setdefault("event", asyncio.Event())
+    _met["async"] += 1
+    if _met["async"] >= count:
+        _all_met["event"].set()
+    await asyncio.wait_for(_all_met["event"].wait(), 10)
+    return "async met"
+
+_barrier = threading.Barrier(5)
+def meet_sync():
+    _barrier.wait(10)
+    return "sync met"
+
+def slow_then_mark(seconds, path):
+    time.sleep(seconds)
+    open(path, "w").close()
+    return "late"
 
 def fails(reason):
     raise ValueError(reason)
@@ -63,6 +85,9 @@ tools = [
     ({"name": "odd_values", "description": "Returns values JSON has no type for"}, odd_values),
     ({"name": "exits", "description": "Calls sys.exit"}, exits),
     ({"name": "last_words", "description": "Answers, then ends its process"}, last_words),
+    ({"name": "meet_async", "description": "", "parameters": {"type": "object", "properties": {"count": {"type": "number"}}}}, meet_async),
+    ({"name": "meet_sync", "description": ""}, meet_sync),
+    ({"name": "slow_then_mark", "description": "", "parameters": {"type": "object", "properties": {"seconds": {"type": "number"}, "path": {"type": "string"}}}}, slow_then_mark),
 ]
 `;
 
@@ -109,6 +134,9 @@ describe("Python tools", () => {
       "odd_values",
       "exits",
       "last_words",
+      "meet_async",
+      "meet_sync",
+      "slow_then_mark",
     ]);
     expect(tool("greet").inputSchema.required).toEqual(["name"]);
     expect(tool("chatty").inputSchema).toEqual({ type: "object", properties: {} });
@@ -119,14 +147,14 @@ describe("Python tools", () => {
 
   it("runs calls concurrently: async ones on the loop, sync ones in threads", async () => {
     const { tool } = await load({ "tools.py": PY_TOOLS });
-    const started = Date.now();
+    // Five async calls each wait for all five on the loop, five sync ones meet at a barrier of five threads: run one
+    // after another, none would return (each gives up after 10 s with an error).
     const results = await Promise.all([
-      ...Array.from({ length: 5 }, () => tool("slow_async").run({ seconds: 0.5 }, {})),
-      ...Array.from({ length: 5 }, () => tool("slow_sync").run({ seconds: 0.5 }, {})),
+      ...Array.from({ length: 5 }, () => tool("meet_async").run({ count: 5 }, {})),
+      ...Array.from({ length: 5 }, () => tool("meet_sync").run({}, {})),
       tool("add").run({ a: 1, b: 1 }, {}),
     ]);
-    expect(Date.now() - started).toBeLessThan(1_400);
-    expect(results).toEqual([...Array(5).fill("async done"), ...Array(5).fill("sync done"), { sum: 2 }]);
+    expect(results).toEqual([...Array(5).fill("async met"), ...Array(5).fill("sync met"), { sum: 2 }]);
   });
 
   it("a tool that raises gives an error outcome with the exception type and message", async () => {
@@ -188,10 +216,9 @@ describe("Python tools", () => {
   });
 
   it("an answer written just before the process ends still arrives", async () => {
-    const { tool } = await load({ "tools.py": PY_TOOLS });
     for (let attempt = 0; attempt < 3; attempt++) {
+      const { tool } = await load({ "tools.py": PY_TOOLS });
       expect(await tool("last_words").run({}, {})).toBe("bye");
-      await new Promise((resolve) => setTimeout(resolve, 150)); // let the exit be seen; the next call restarts
     }
   });
 
@@ -215,24 +242,28 @@ describe("Python tools", () => {
 
   it("repeated crashes each fail clearly and the restarts back off instead of spinning", async () => {
     const { tool } = await load({ "tools.py": PY_TOOLS });
-    const started = Date.now();
+    // Three restarts after immediate crashes wait 100 + 200 + 400 ms: a timer of 700 ms set now fires first.
+    let backoffsOver = false;
+    setTimeout(() => {
+      backoffsOver = true;
+    }, 700);
     for (let attempt = 0; attempt < 4; attempt++) {
       await expect(tool("crash").run({}, {})).rejects.toThrow(/ended \(exit code 3\)/);
     }
-    // Three restarts after immediate crashes wait 100 + 200 + 400 ms.
-    expect(Date.now() - started).toBeGreaterThanOrEqual(700);
+    expect(backoffsOver).toBe(true);
     expect(await tool("greet").run({ name: "again" }, {})).toEqual({ message: "Hello, again!" });
   });
 
   it("an aborted call is given up at once and its late answer is ignored", async () => {
-    const { tool } = await load({ "tools.py": PY_TOOLS });
+    const { custom, tool } = await load({ "tools.py": PY_TOOLS });
+    const finished = join(dirname(custom.file!), "finished");
     const controller = new AbortController();
-    const slow = tool("slow_sync").run({ seconds: 0.3 }, { signal: controller.signal });
+    const slow = tool("slow_then_mark").run({ seconds: 1.5, path: finished }, { signal: controller.signal });
     setTimeout(() => controller.abort(), 50);
-    const started = Date.now();
     await expect(slow).rejects.toThrow(/cancelled/);
-    expect(Date.now() - started).toBeLessThan(250);
-    await new Promise((resolve) => setTimeout(resolve, 400)); // the late answer arrives meanwhile
+    // At once: before the tool itself finished.
+    expect(existsSync(finished)).toBe(false);
+    await eventually(() => existsSync(finished), "the tool to finish and answer late");
     expect(await tool("add").run({ a: 2, b: 2 }, {})).toEqual({ sum: 4 });
     const aborted = AbortSignal.abort();
     await expect(tool("add").run({ a: 2, b: 2 }, { signal: aborted })).rejects.toThrow(/cancelled/);

@@ -1,12 +1,12 @@
 // The Python tools process under stress: results JSON cannot carry, sync calls that never return, a process that stops
 // answering, and Ctrl-C in the terminal. Real python3 processes running real tools.py files.
-import { execFileSync, spawn } from "node:child_process";
-import { join } from "node:path";
+import { execFileSync } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
 import { type CustomTools, loadCustomTools } from "../../src/tools/custom.ts";
 import { ToolInvoker } from "../../src/tools/invoker.ts";
 import type { PythonChildOptions } from "../../src/tools/python-child.ts";
 import { staticSource, ToolRegistry } from "../../src/tools/registry.ts";
+import { runBin } from "../helpers/bin.ts";
 import { dirWith, removeTempDirs } from "./temp-dir.ts";
 
 const STRESS_TOOLS = `
@@ -108,18 +108,16 @@ describe("the Python tools process", () => {
     const stuck = (await invoker.find("stuck"))!;
     const abandoned = await Promise.all(Array.from({ length: 40 }, () => invoker.call(stuck, {})));
     expect(abandoned.every((outcome) => !outcome.ok && outcome.error === "stuck timed out after 300 ms")).toBe(true);
-    const started = Date.now();
+    // Answered within the same 300 ms deadline: waiting for a thread, it would have timed out like the others.
     expect(await call("add", { a: 1, b: 1 })).toEqual({ ok: true, value: 2 });
-    expect(Date.now() - started).toBeLessThan(300);
   });
 
   it("a process that stops answering is ended; its call fails saying so and the next call gets a new process", async () => {
     const { call } = await stressTools({ pingIntervalMs: 100, pingTimeoutMs: 500 });
     const firstPid = (await call("pid")) as { value: number };
-    const started = Date.now();
+    // Ended by the missed pings (its error says so), not by the call's own deadline.
     const wedged = await call("wedge");
     expect(wedged).toMatchObject({ ok: false, error: expect.stringMatching(/stopped answering.*while running wedge/) });
-    expect(Date.now() - started).toBeLessThan(3_000);
     const secondPid = (await call("pid")) as { value: number };
     expect(secondPid.value).not.toBe(firstPid.value);
     expect(await call("add", { a: 20, b: 22 })).toEqual({ ok: true, value: 42 });
@@ -135,37 +133,24 @@ describe("the Python tools process", () => {
 
   it("Ctrl-C on `agent-platform serve` with a tools.py ends both quietly: no Python traceback", async () => {
     const dir = dirWith({ "tools.py": STRESS_TOOLS });
-    const root = new URL("../../", import.meta.url).pathname;
-    const server = spawn(process.execPath, [join(root, "bin/agent-platform.js"), "serve", "--port", "0"], {
-      cwd: dir,
-      detached: true, // its own process group, which Ctrl-C in a terminal signals as a whole
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: "info" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    server.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    server.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    const exited = new Promise<number | null>((resolve) => server.on("exit", (code) => resolve(code)));
+    // Its own process group, which Ctrl-C in a terminal signals as a whole.
+    const server = runBin(["serve", "--port", "0"], { cwd: dir, detached: true, env: { LOG_LEVEL: "info" } });
+    const { child, exited } = server;
     try {
-      await expect.poll(() => stdout, { timeout: 30_000 }).toContain("7 tools from");
+      await server.printed(/7 tools from/, { timeoutMs: 30_000 });
       const pythonPid = Number(
-        execFileSync("pgrep", ["-P", String(server.pid), "python3"])
+        execFileSync("pgrep", ["-P", String(child.pid), "python3"])
           .toString()
           .trim(),
       );
       expect(pythonPid).toBeGreaterThan(0);
-      process.kill(-server.pid!, "SIGINT");
+      process.kill(-child.pid!, "SIGINT");
       expect(await exited).toBe(0);
-      expect(stderr).not.toContain("Traceback");
-      expect(stderr).not.toContain("KeyboardInterrupt");
+      expect(server.output().stderr).not.toContain("Traceback");
+      expect(server.output().stderr).not.toContain("KeyboardInterrupt");
       await expect.poll(() => isRunning(pythonPid)).toBe(false);
     } finally {
-      if (server.exitCode === null) server.kill("SIGKILL");
+      if (child.exitCode === null) child.kill("SIGKILL");
     }
   }, 60_000);
 });

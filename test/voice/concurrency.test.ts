@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { eventually } from "../helpers/eventually.ts";
 import { CarrierCall } from "./doubles/carrier.ts";
 import type { ProviderConnection } from "./doubles/realtime-provider.ts";
-import { eventually, type Harness, startHarness } from "./harness.ts";
+import { type Harness, settle, startHarness } from "./harness.ts";
 import { speechUlaw } from "./speech.ts";
 
 let harness: Harness | undefined;
@@ -28,6 +29,7 @@ describe("concurrent calls", () => {
       () =>
         connections.reduce((sum, connection) => sum + connection.appendedAudio().length, 0) ===
         speeches.reduce((sum, speech) => sum + speech.length, 0),
+      "every call's speech at the provider",
       10_000,
     );
     const connectionOf = new Map<CarrierCall, ProviderConnection>();
@@ -58,7 +60,7 @@ describe("concurrent calls", () => {
     // Barge-in on one call touches that call only.
     const interrupted = calls[7]!;
     interrupted.ackMark(interrupted.ofEvent("mark")[0]!.mark.name);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await settle(interrupted, connectionOf.get(interrupted)!); // the ack is handled before the caller speaks
     connectionOf.get(interrupted)!.send({ type: "input_audio_buffer.speech_started" });
     const truncate = await connectionOf.get(interrupted)!.waitForType("conversation.item.truncate");
     expect(truncate).toMatchObject({ item_id: "item_7", audio_end_ms: 100 });

@@ -1,9 +1,10 @@
 import { createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
+import { eventually } from "../helpers/eventually.ts";
 import { listenOnLoopback } from "../helpers/loopback.ts";
 import { CarrierCall, FRAME_BYTES } from "./doubles/carrier.ts";
-import { eventually, type Harness, startHarness } from "./harness.ts";
+import { type Harness, startHarness } from "./harness.ts";
 import { speechUlaw } from "./speech.ts";
 
 let harness: Harness | undefined;

@@ -5,7 +5,9 @@ import type { Tool, ToolRegistry } from "../../src/tools/registry.ts";
 import { type CallServer, startCallServer } from "../../src/voice/index.ts";
 import { createTestDatabase } from "../helpers/databases.ts";
 import { registryWith } from "../helpers/registry.ts";
+import type { CarrierCall } from "./doubles/carrier.ts";
 import {
+  type ProviderConnection,
   type ProviderDialect,
   type ProviderDoubleOptions,
   RealtimeProviderDouble,
@@ -84,10 +86,22 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   };
 }
 
-export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`condition not met in ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+/**
+ * The bridge has handled everything the carrier sent before this point, and the provider has received everything
+ * the bridge wrote to it before: a caller frame sent now reaches the provider after all of it.
+ */
+export async function settle(call: CarrierCall, provider: ProviderConnection): Promise<void> {
+  const before = provider.ofType("input_audio_buffer.append").length;
+  call.sendMediaFrame(Buffer.alloc(160, 0xff).toString("base64"));
+  await provider.waitForType("input_audio_buffer.append", before + 1);
+}
+
+/**
+ * The bridge has handled everything the provider sent before this point, and the carrier has received everything
+ * the bridge wrote to it before: provider audio sent now reaches the carrier after all of it.
+ */
+export async function settleFromProvider(call: CarrierCall, provider: ProviderConnection): Promise<void> {
+  const before = call.ofEvent("media").length;
+  provider.sendAudio("item_settle", Buffer.alloc(160, 0xff), 160);
+  await call.waitFor(() => call.ofEvent("media").length > before);
 }

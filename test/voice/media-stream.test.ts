@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Tool } from "../../src/tools/registry.ts";
 import { testDialects } from "../helpers/databases.ts";
+import { eventually } from "../helpers/eventually.ts";
 import { CarrierCall, FRAME_BYTES } from "./doubles/carrier.ts";
-import { eventually, type Harness, type HarnessOptions, startHarness } from "./harness.ts";
+import { type Harness, type HarnessOptions, startHarness } from "./harness.ts";
 import { speechUlaw } from "./speech.ts";
 
 const weatherTool: Tool = {

@@ -7,8 +7,9 @@ import { ApiClient, startTestApp, type TestApp } from "../helpers/app.ts";
 import { launchBrowser, signUpAndCreateWorkspace, type TestBrowser } from "../helpers/browser.ts";
 import { testDialects } from "../helpers/databases.ts";
 import { TestModelServer } from "../helpers/model-server.ts";
+import { needs } from "../helpers/system-tools.ts";
 
-describe.each(testDialects)("agents in the browser (%s)", (dialect) => {
+describe.each(testDialects)("agents in the browser (%s)", needs("chromium"), (dialect) => {
   let t: TestApp;
   let model: TestModelServer;
   let browser: TestBrowser;

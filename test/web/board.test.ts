@@ -7,12 +7,13 @@ import { CallRecord } from "../../src/voice/call-record.ts";
 import { ApiClient, startTestApp, type TestApp } from "../helpers/app.ts";
 import { launchBrowser, signUpAndCreateWorkspace, type TestBrowser } from "../helpers/browser.ts";
 import { testDialects } from "../helpers/databases.ts";
+import { needs } from "../helpers/system-tools.ts";
 
 // Functions passed to page.evaluate run in the browser: its globals, untyped here (the server's types have no DOM).
 declare const document: any;
 declare const localStorage: any;
 
-describe.each(testDialects)("the board in the browser (%s)", (dialect) => {
+describe.each(testDialects)("the board in the browser (%s)", needs("chromium"), (dialect) => {
   let t: TestApp;
   let browser: TestBrowser;
   let page: Page;

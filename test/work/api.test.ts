@@ -3,6 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { testDialects } from "../helpers/databases.ts";
+import { eventually } from "../helpers/eventually.ts";
 import { registryWith } from "../helpers/registry.ts";
 import { createAgent, createIssue, startWorkFixture, taskReaching, type WorkFixture } from "./helpers.ts";
 
@@ -34,15 +35,12 @@ describe.each(testDialects)("tasks, runs and approvals API (%s)", (dialect) => {
       { title: "Theirs", assignee_type: "agent", assignee_id: theirAgent.body.id },
       { token: f.outsider.token },
     );
-    foreignTask = await (async () => {
-      for (;;) {
-        const [row] = (
-          await f.api.get(`workspaces/${f.otherWs}/tasks?issue_id=${theirIssue.body.id}`, { token: f.outsider.token })
-        ).body;
-        if (row?.status === "succeeded") return row;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    })();
+    foreignTask = await eventually(async () => {
+      const [row] = (
+        await f.api.get(`workspaces/${f.otherWs}/tasks?issue_id=${theirIssue.body.id}`, { token: f.outsider.token })
+      ).body;
+      return row?.status === "succeeded" && row;
+    }, "the other workspace's task to succeed");
   });
   afterAll(() => f.close());
   beforeEach(() => f.model.reset());

@@ -2,6 +2,7 @@
 // process waiting meanwhile (a restart in between changes nothing).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestDatabase, testDialects } from "../helpers/databases.ts";
+import { eventually } from "../helpers/eventually.ts";
 import { TestModelServer } from "../helpers/model-server.ts";
 import {
   createAgent,
@@ -12,7 +13,6 @@ import {
   startWorkFixture,
   taskReaching,
   type WorkFixture,
-  waitFor,
 } from "./helpers.ts";
 
 describe.each(testDialects)("approvals (%s)", (dialect) => {
@@ -78,7 +78,7 @@ describe.each(testDialects)("approvals (%s)", (dialect) => {
     const stream = fetch(`${f.t.url}/api/v1/workspaces/${f.ws}/runs/${task.run_id}/events`, {
       headers: { authorization: `Bearer ${f.member.token}` },
     }).then((response) => response.text());
-    await waitFor(
+    await eventually(
       async () =>
         (await f.t.db.selectFrom("run_events").select("seq").where("run_id", "=", task.run_id).execute()).length,
       "events",
@@ -207,7 +207,7 @@ describe.each(testDialects)("approvals across a restart (%s)", (dialect) => {
         { assignee_type: "agent", assignee_id: agent.id },
         auth,
       );
-      const [approval] = await waitFor(async () => {
+      const [approval] = await eventually(async () => {
         const list = (await server.api.get(`workspaces/${ws}/approvals?status=pending`, auth)).body;
         return list.length > 0 && list;
       }, "the approval");
@@ -217,7 +217,7 @@ describe.each(testDialects)("approvals across a restart (%s)", (dialect) => {
       model.reply({ text: "Noted." });
       const decided = await server.api.post(`workspaces/${ws}/approvals/${approval.id}`, { decision: "approve" }, auth);
       expect(decided.status).toBe(200);
-      const task = await waitFor(async () => {
+      const task = await eventually(async () => {
         const [row] = (await server.api.get(`workspaces/${ws}/tasks`, auth)).body;
         return row?.status === "succeeded" && row;
       }, "the task to succeed after the restart");

@@ -2,6 +2,7 @@
 import { HttpAgent, type RunAgentInput } from "@ag-ui/client";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { testDialects } from "../helpers/databases.ts";
+import { eventually } from "../helpers/eventually.ts";
 import { activityOf } from "../helpers/platform.ts";
 import { registryWith } from "../helpers/registry.ts";
 import {
@@ -13,7 +14,6 @@ import {
   taskReaching,
   toolNamesOf,
   type WorkFixture,
-  waitFor,
 } from "./helpers.ts";
 
 const lookupTool = {
@@ -255,7 +255,7 @@ describe.each(testDialects)("an issue assigned to an agent gets worked (%s)", (d
       const task = await taskReaching(g, draft.id);
       expect(task.status).toBe("succeeded");
       expect(anthropic.requests[0]?.body.model).toBe("claude-test");
-      const comments = await waitFor(async () => {
+      const comments = await eventually(async () => {
         const list = (await g.api.get(`workspaces/${g.ws}/issues/${draft.id}/comments`, { token: g.member.token }))
           .body;
         return list.length > 0 && list;

@@ -2,7 +2,8 @@
 // transaction: what a dashboard or a webhook hears is what happened, in order, once.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { testDialects } from "../helpers/databases.ts";
-import { createAgent, createIssue, startWorkFixture, taskReaching, type WorkFixture, waitFor } from "./helpers.ts";
+import { eventually } from "../helpers/eventually.ts";
+import { createAgent, createIssue, startWorkFixture, taskReaching, type WorkFixture } from "./helpers.ts";
 
 const WORK_TYPES = "task.*,run.*,approval.*";
 
@@ -31,7 +32,7 @@ describe.each(testDialects)("work events (%s)", (dialect) => {
     const issue = await createIssue(f, { assignee_type: "agent", assignee_id: agent.id });
     const task = await taskReaching(f, issue.id, ["succeeded"]);
 
-    const events = await waitFor(async () => {
+    const events = await eventually(async () => {
       const found = await workEventsOf(issue.id);
       return found.some((event) => event.type === "task.succeeded") && found;
     }, "the task's events");
@@ -67,7 +68,7 @@ describe.each(testDialects)("work events (%s)", (dialect) => {
     expect(decided.status).toBe(200);
     await taskReaching(f, issue.id, ["succeeded"]);
 
-    const types = await waitFor(async () => {
+    const types = await eventually(async () => {
       const found = (await workEventsOf(issue.id)).map((event) => event.type);
       return found.includes("task.succeeded") && found;
     }, "the approval's events");
@@ -87,7 +88,7 @@ describe.each(testDialects)("work events (%s)", (dialect) => {
     await f.api.post(`workspaces/${f.ws}/tasks/${running.id}/cancel`, undefined, { token: f.admin.token });
     await taskReaching(f, issue.id, ["cancelled"]);
 
-    const cancelled = await waitFor(async () => {
+    const cancelled = await eventually(async () => {
       const found = (await workEventsOf(issue.id)).filter((event) => event.type === "task.cancelled");
       return found.length > 0 && found;
     }, "the cancellation event");

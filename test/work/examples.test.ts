@@ -5,7 +5,8 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { testDialects } from "../helpers/databases.ts";
-import { createIssue, startWorkFixture, taskReaching, toolNamesOf, type WorkFixture, waitFor } from "./helpers.ts";
+import { eventually } from "../helpers/eventually.ts";
+import { createIssue, startWorkFixture, taskReaching, toolNamesOf, type WorkFixture } from "./helpers.ts";
 
 const examples = fileURLToPath(new URL("../../examples/", import.meta.url));
 const example = (file: string) => JSON.parse(readFileSync(`${examples}agents/${file}`, "utf8"));
@@ -23,7 +24,7 @@ describe.each(testDialects)("example agents (%s)", (dialect) => {
     notesServer.stdout?.on("data", (chunk) => {
       output += chunk;
     });
-    notesUrl = await waitFor(
+    notesUrl = await eventually(
       () => /(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(output)?.[1],
       "the example MCP server",
       20_000,

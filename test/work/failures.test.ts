@@ -2,6 +2,7 @@
 // a cancelled task stops its run at once, aborting the model request.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { testDialects } from "../helpers/databases.ts";
+import { eventually } from "../helpers/eventually.ts";
 import { activityOf } from "../helpers/platform.ts";
 import {
   createAgent,
@@ -10,7 +11,6 @@ import {
   startWorkFixture,
   taskReaching,
   type WorkFixture,
-  waitFor,
 } from "./helpers.ts";
 
 describe.each(testDialects)("failed and cancelled runs (%s)", (dialect) => {
@@ -73,23 +73,22 @@ describe.each(testDialects)("failed and cancelled runs (%s)", (dialect) => {
     expect(issue.status).toBe("backlog");
   });
 
-  it("cancelling a running task aborts its model request within a second and says so in the activity", async () => {
+  it("cancelling a running task aborts its model request at once and says so in the activity", async () => {
     const agent = await createAgent(f, { name: "Interrupted" });
     f.model.reply({ stall: true, text: "Let me think" });
     const draft = await createIssue(f, { assignee_type: "agent", assignee_id: agent.id });
     const running = await taskReaching(f, draft.id, ["running"]);
-    await waitFor(() => f.model.requests.length === 1, "the model request");
-    await waitFor(async () => (await readRunEventsSoFar(running.run_id)).includes("TEXT_MESSAGE_CONTENT"), "text");
+    await eventually(() => f.model.requests.length === 1, "the model request");
+    await eventually(async () => (await readRunEventsSoFar(running.run_id)).includes("TEXT_MESSAGE_CONTENT"), "text");
 
-    const cancelledAt = Date.now();
     const cancelled = await f.api.post(`workspaces/${f.ws}/tasks/${running.id}/cancel`, undefined, {
       token: f.admin.token,
     });
     expect(cancelled).toMatchObject({ status: 200, body: { id: running.id, status: "cancelled" } });
-    await waitFor(() => f.model.requests[0]?.abortedByClient, "the model to see the disconnect", 1_000);
-    expect(Date.now() - cancelledAt).toBeLessThan(1_000);
+    // At once: the model's own timeout is 60 s, so only the cancel can end the request within this wait.
+    await eventually(() => f.model.requests[0]?.abortedByClient, "the model to see the disconnect");
 
-    const run = await waitFor(async () => {
+    const run = await eventually(async () => {
       const [only] = await runsOf(running.id);
       return only?.status === "cancelled" && only;
     }, "the run to end cancelled");
@@ -111,7 +110,7 @@ describe.each(testDialects)("failed and cancelled runs (%s)", (dialect) => {
     const comments = (await f.api.get(`workspaces/${f.ws}/issues/${draft.id}/comments`, { token: f.member.token }))
       .body;
     expect(comments).toEqual([]);
-    await waitFor(async () => (await agentStatus(agent.id)) === "idle", "the agent to be idle");
+    await eventually(async () => (await agentStatus(agent.id)) === "idle", "the agent to be idle");
   });
 
   it("cancelling a task that has ended is a 409 and changes nothing", async () => {

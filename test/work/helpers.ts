@@ -6,6 +6,7 @@ import { migrateToLatest } from "../../src/db/migrate.ts";
 import { buildServer } from "../../src/server.ts";
 import type { ToolRegistry } from "../../src/tools/registry.ts";
 import { ApiClient, createWorkspaceWithRoles, startTestApp, type TestApp, type TestUser } from "../helpers/app.ts";
+import { eventually } from "../helpers/eventually.ts";
 import { TestModelServer } from "../helpers/model-server.ts";
 
 export interface WorkFixture {
@@ -56,26 +57,6 @@ export async function startWorkFixture(dialect: SqlDialect, options: WorkFixture
   };
 }
 
-/** Polls `check` until it returns something other than undefined or false; fails naming `what` after the deadline. */
-export async function waitFor<T>(
-  check: () => Promise<T | undefined | false> | T | undefined | false,
-  what: string,
-  timeoutMs = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined && value !== false) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 export const TERMINAL = ["succeeded", "failed", "cancelled"];
 
 export async function createAgent(f: WorkFixture, fields: Record<string, unknown> = {}, token = f.owner.token) {
@@ -104,7 +85,7 @@ export async function tasksOf(f: WorkFixture, issueId: string) {
 
 /** The issue's newest task once it is in one of `statuses` (default: ended). */
 export function taskReaching(f: WorkFixture, issueId: string, statuses = TERMINAL, timeoutMs?: number) {
-  return waitFor(
+  return eventually(
     async () => {
       const [task] = await tasksOf(f, issueId);
       return task && statuses.includes(task.status) ? task : undefined;

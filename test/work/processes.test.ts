@@ -1,33 +1,26 @@
 // Many processes, one truth: real `agent-platform serve` processes share one queue on PostgreSQL (each task run
 // exactly once), a killed process's task is retried once its lease expires, and a run's events reach a subscriber of
 // another process live. On SQLite (one process) a restart after kill -9 takes the task up again.
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SqlDialect } from "../../src/db/index.ts";
 import { openDatabase } from "../../src/db/index.ts";
 import { migrateToLatest } from "../../src/db/migrate.ts";
 import { ApiClient, registerUser } from "../helpers/app.ts";
+import { type ServerProcess, startBin, stopBins } from "../helpers/bin.ts";
 import { createTestDatabase, type TestDatabase, testDialects } from "../helpers/databases.ts";
+import { eventually } from "../helpers/eventually.ts";
 import { TestModelServer } from "../helpers/model-server.ts";
-import { frameOf, parseEventStream, startServerOn, waitFor } from "./helpers.ts";
+import { frameOf, parseEventStream, startServerOn } from "./helpers.ts";
 
-const root = new URL("../../", import.meta.url).pathname;
 const LEASE_MS = "1500";
 
-interface ServeProcess {
-  child: ChildProcess;
-  url: string;
+interface ServeProcess extends ServerProcess {
   api: ApiClient;
-  exited: Promise<number | null>;
 }
 
-const children: ChildProcess[] = [];
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
-  for (const child of children.splice(0)) child.kill("SIGKILL");
+  await stopBins();
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
@@ -37,14 +30,8 @@ async function serve(
   model: TestModelServer,
   env: Record<string, string> = {},
 ): Promise<ServeProcess> {
-  const cwd = mkdtempSync(join(tmpdir(), "agent-platform-work-"));
-  cleanups.push(async () => rmSync(cwd, { recursive: true, force: true }));
-  const child = spawn(process.execPath, [join(root, "bin/agent-platform.js"), "serve", "--port", "0"], {
-    cwd,
+  const server = await startBin("serve", [], {
     env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      LOG_LEVEL: "info",
       DATABASE_URL: databaseUrl,
       OPENAI_BASE_URL: model.url,
       AGENT_MODEL: "openai/test-model",
@@ -52,27 +39,8 @@ async function serve(
       TASK_RETRY_BASE_MS: "50",
       ...env,
     },
-    stdio: ["ignore", "pipe", "pipe"],
   });
-  children.push(child);
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr?.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  const url = await waitFor(
-    () => {
-      if (child.exitCode !== null) throw new Error(`serve exited: ${stderr}`);
-      return /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1];
-    },
-    "the server to listen",
-    30_000,
-  );
-  return { child, url, api: new ApiClient(url), exited };
+  return { ...server, api: new ApiClient(server.url) };
 }
 
 /** A database with its schema in place before any server starts. */
@@ -148,7 +116,7 @@ describe.each(postgresOnly)("two server processes on one PostgreSQL (%s)", (dial
         );
         identifiers.push(...created);
       }
-      const { tasks, runs } = await waitFor(
+      const { tasks, runs } = await eventually(
         async () => {
           const state = await tasksIn(database.url);
           return state.tasks.length === 200 && state.tasks.every((task) => task.status === "succeeded") && state;
@@ -182,7 +150,7 @@ describe.each(postgresOnly)("two server processes on one PostgreSQL (%s)", (dial
         auth,
       )
     ).body;
-    const running = await waitFor(async () => {
+    const running = await eventually(async () => {
       const { tasks } = await tasksIn(database.url);
       return tasks[0]?.status === "running" && model.requests.length === 1 && tasks[0];
     }, "the task to run");
@@ -192,7 +160,7 @@ describe.each(postgresOnly)("two server processes on one PostgreSQL (%s)", (dial
     victim.child.kill("SIGKILL");
     await victim.exited;
 
-    const task = await waitFor(
+    const task = await eventually(
       async () => {
         const [row] = (await survivor.api.get(`workspaces/${ws}/issues/${issue.id}/tasks`, auth)).body;
         return row?.status === "succeeded" && row;
@@ -226,7 +194,7 @@ describe.each(postgresOnly)("two server processes on one PostgreSQL (%s)", (dial
         auth,
       )
     ).body;
-    const task = await waitFor(async () => {
+    const task = await eventually(async () => {
       const [row] = (await reader.api.get(`workspaces/${ws}/issues/${issue.id}/tasks`, auth)).body;
       return row?.status === "running" && row;
     }, "the task to run");
@@ -265,12 +233,12 @@ describe.each(testDialects)("kill -9 of the only server, then a restart (%s)", (
         auth,
       )
     ).body;
-    await waitFor(() => model.requests.length === 1, "the model request");
+    await eventually(() => model.requests.length === 1, "the model request");
     first.child.kill("SIGKILL");
     await first.exited;
 
     const second = await serve(database.url, model);
-    const task = await waitFor(
+    const task = await eventually(
       async () => {
         const [row] = (await second.api.get(`workspaces/${ws}/issues/${issue.id}/tasks`, auth)).body;
         return row?.status === "succeeded" && row;
@@ -297,7 +265,7 @@ describe.each(testDialects)("a graceful stop (%s)", (dialect) => {
         auth,
       )
     ).body;
-    const running = await waitFor(async () => {
+    const running = await eventually(async () => {
       const [row] = (await first.api.get(`workspaces/${ws}/issues/${issue.id}/tasks`, auth)).body;
       return row?.status === "running" && model.requests.length === 1 && row;
     }, "the task to run");
@@ -320,7 +288,7 @@ describe.each(testDialects)("a graceful stop (%s)", (dialect) => {
     ]);
 
     const second = await serve(database.url, model);
-    const done = await waitFor(async () => {
+    const done = await eventually(async () => {
       const [row] = (await second.api.get(`workspaces/${ws}/issues/${issue.id}/tasks`, auth)).body;
       return row?.status === "succeeded" && row;
     }, "the next server to finish the task");

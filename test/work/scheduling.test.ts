@@ -2,6 +2,7 @@
 // queued, urgent issues first, then oldest.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { testDialects } from "../helpers/databases.ts";
+import { eventually } from "../helpers/eventually.ts";
 import {
   createAgent,
   createIssue,
@@ -10,7 +11,6 @@ import {
   taskReaching,
   tasksOf,
   type WorkFixture,
-  waitFor,
 } from "./helpers.ts";
 
 /** Issues whose title says [hold] keep their run's model request open until cancelled. */
@@ -41,7 +41,7 @@ describe.each(testDialects)("scheduling (%s)", (dialect) => {
     const urgent = await createIssue(f, { title: "Newer, urgent", priority: "urgent", ...assigned });
     const later = await createIssue(f, { title: "Newest, no priority", ...assigned });
     // Nothing else of this agent starts while its one slot is taken.
-    await waitFor(() => f.model.requests.length === 1, "the blocker's model call");
+    await eventually(() => f.model.requests.length === 1, "the blocker's model call");
     for (const issue of [older, urgent, later]) expect(await statusOf(issue.id)).toBe("queued");
 
     await cancel(running.id);
@@ -85,19 +85,19 @@ describe.each(testDialects)("scheduling (%s)", (dialect) => {
       );
     }
     // Three workers in this process: both of the pair's and the next one's; the last waits for a worker.
-    await waitFor(async () => {
+    await eventually(async () => {
       const statuses = await Promise.all(issues.map((issue) => statusOf(issue.id)));
       return statuses.filter((status) => status === "running").length === 3 && statuses;
     }, "three runs at once");
     const statuses = await Promise.all(issues.map((issue) => statusOf(issue.id)));
     expect(statuses).toEqual(["running", "running", "running", "queued"]);
     // A claimed task opens its model request a moment later.
-    await waitFor(() => f.model.openStreams === 3, "three model requests at once");
+    await eventually(() => f.model.openStreams === 3, "three model requests at once");
 
     // A slot frees up: the waiting one runs.
     const [first] = await tasksOf(f, issues[0]!.id);
     await cancel(first.id);
-    await waitFor(async () => (await statusOf(issues[3]!.id)) === "running", "the fourth to run");
+    await eventually(async () => (await statusOf(issues[3]!.id)) === "running", "the fourth to run");
     for (const issue of issues) {
       const [task] = await tasksOf(f, issue.id);
       if (task.status === "running") await cancel(task.id);

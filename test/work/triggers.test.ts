@@ -2,6 +2,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { testDialects } from "../helpers/databases.ts";
+import { eventually } from "../helpers/eventually.ts";
 import { activityOf } from "../helpers/platform.ts";
 import {
   createAgent,
@@ -12,7 +13,6 @@ import {
   taskReaching,
   tasksOf,
   type WorkFixture,
-  waitFor,
 } from "./helpers.ts";
 
 describe.each(testDialects)("task triggers (%s)", (dialect) => {
@@ -35,7 +35,7 @@ describe.each(testDialects)("task triggers (%s)", (dialect) => {
     await taskReaching(f, draft.id);
     const asked = await comment(draft.id, "Please also check Firefox.");
     expect(asked.status).toBe(201);
-    const second = await waitFor(async () => {
+    const second = await eventually(async () => {
       const tasks = await tasksOf(f, draft.id);
       return tasks.length === 2 && tasks[0].status === "succeeded" && tasks[0];
     }, "the comment's task to succeed");
@@ -56,7 +56,7 @@ describe.each(testDialects)("task triggers (%s)", (dialect) => {
     const bystander = await createAgent(f, { name: "Ops" });
     const draft = await createIssue(f);
     const mention = await comment(draft.id, "@release-bot and @DOCS: please look. Mail ops@ops.example if stuck.");
-    const [releaseTask] = await waitFor(async () => {
+    const [releaseTask] = await eventually(async () => {
       const tasks = await tasksOf(f, draft.id);
       return tasks.length === 2 && tasks.every((task) => task.status === "succeeded") && tasks;
     }, "both mentioned agents' tasks");
@@ -72,12 +72,12 @@ describe.each(testDialects)("task triggers (%s)", (dialect) => {
       toolCalls: [{ name: "add_comment", arguments: { issue_id: other.id, content: "Over to @Ops." } }],
     });
     await f.api.post(`workspaces/${f.ws}/issues/${other.id}/tasks`, { agent_id: docs.id }, { token: f.member.token });
-    const opsTask = await waitFor(
+    const opsTask = await eventually(
       async () => (await tasksOf(f, other.id)).find((task) => task.agent_id === bystander.id),
       "Ops to be mentioned by Docs",
     );
     expect(opsTask.trigger).toBe("mention");
-    await waitFor(
+    await eventually(
       async () => (await tasksOf(f, other.id)).every((task) => TERMINAL.includes(task.status)),
       "both tasks of the second issue to end",
     );
@@ -135,7 +135,7 @@ describe.each(testDialects)("task triggers (%s)", (dialect) => {
     f.model.reply({ stall: true });
     const draft = await createIssue(f, { assignee_type: "agent", assignee_id: first.id });
     const running = await taskReaching(f, draft.id, ["running"]);
-    await waitFor(() => f.model.requests.length === 1, "the model call");
+    await eventually(() => f.model.requests.length === 1, "the model call");
     f.model.reply({ stall: true });
     const moved = await f.api.patch(
       `workspaces/${f.ws}/issues/${draft.id}`,
@@ -145,13 +145,13 @@ describe.each(testDialects)("task triggers (%s)", (dialect) => {
       },
     );
     expect(moved.status).toBe(200);
-    const cancelled = await waitFor(async () => {
+    const cancelled = await eventually(async () => {
       const tasks = await tasksOf(f, draft.id);
       return tasks.find((task) => task.id === running.id && task.status === "cancelled");
     }, "the first agent's task to be cancelled");
     expect(cancelled.finished_at).toEqual(expect.any(String));
-    await waitFor(() => f.model.requests[0]?.abortedByClient, "the first run's model request to be aborted");
-    const secondTask = await waitFor(
+    await eventually(() => f.model.requests[0]?.abortedByClient, "the first run's model request to be aborted");
+    const secondTask = await eventually(
       async () => (await tasksOf(f, draft.id)).find((task) => task.agent_id === second.id && task.status === "running"),
       "the second agent's task to run",
     );
@@ -164,7 +164,7 @@ describe.each(testDialects)("task triggers (%s)", (dialect) => {
       },
     );
     expect(unassigned.status).toBe(200);
-    await waitFor(
+    await eventually(
       async () => (await tasksOf(f, draft.id)).find((task) => task.id === secondTask.id)?.status === "cancelled",
       "the second agent's task to be cancelled",
     );
@@ -174,7 +174,7 @@ describe.each(testDialects)("task triggers (%s)", (dialect) => {
     await f.api.post(`workspaces/${f.ws}/issues/${third.id}/tasks`, { agent_id: first.id }, { token: f.member.token });
     const thirdTask = await taskReaching(f, third.id, ["running"]);
     expect((await f.api.delete(`workspaces/${f.ws}/issues/${third.id}`, { token: f.member.token })).status).toBe(204);
-    const gone = await waitFor(async () => {
+    const gone = await eventually(async () => {
       const row = await f.t.db.selectFrom("tasks").selectAll().where("id", "=", thirdTask.id).executeTakeFirst();
       return row?.status === "cancelled" && row;
     }, "the deleted issue's task to be cancelled");
@@ -187,7 +187,7 @@ describe.each(testDialects)("task triggers (%s)", (dialect) => {
     ]);
     // Both agents are idle again once nothing of theirs runs.
     for (const agent of [first, second]) {
-      await waitFor(
+      await eventually(
         async () =>
           (await f.api.get(`workspaces/${f.ws}/agents/${agent.id}`, { token: f.member.token })).body.status === "idle",
         `${agent.name} to be idle`,

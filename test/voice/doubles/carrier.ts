@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { type RawData, WebSocket } from "ws";
 import { twilioSignature } from "../../../src/voice/twilio-signature.ts";
+import { eventually } from "../../helpers/eventually.ts";
 import type { WireMessage } from "./realtime-provider.ts";
 
 /** 20 ms of μ-law at 8 kHz. */
@@ -177,10 +178,6 @@ export class CarrierCall {
   }
 
   async waitFor(predicate: (received: WireMessage[]) => boolean, timeoutMs = 5_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!predicate(this.received)) {
-      if (Date.now() > deadline) throw new Error(`carrier double: condition not met in ${timeoutMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await eventually(() => predicate(this.received), "a message at the carrier double", timeoutMs);
   }
 }

@@ -3,6 +3,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type RawData, type WebSocket, WebSocketServer } from "ws";
+import { eventually } from "../../helpers/eventually.ts";
 
 export type ProviderDialect = "ga" | "beta";
 export type WireMessage = Record<string, any>;
@@ -123,12 +124,7 @@ export class RealtimeProviderDouble {
 
   /** The n-th connection (1-based), waiting for it if needed. */
   async connection(n = 1, timeoutMs = 5_000): Promise<ProviderConnection> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.connections.length < n) {
-      if (Date.now() > deadline) throw new Error(`provider double: connection ${n} did not arrive`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    return this.connections[n - 1]!;
+    return eventually(() => this.connections[n - 1], `connection ${n} at the provider double`, timeoutMs);
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,24 @@
+// `agent-platform migrate`: applies the migrations the database does not have yet.
+import { ConfigError, loadConfig } from "../config.ts";
+import { openDatabase } from "../db/index.ts";
+import { migrateToLatest } from "../db/migrate.ts";
+
+export async function migrate(): Promise<number> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    return 1;
+  }
+  const database = openDatabase(config.databaseUrl, { maxConnections: config.databasePoolSize });
+  try {
+    const applied = await migrateToLatest(database.db);
+    const state = applied.length ? `Applied ${applied.join(", ")}` : "Database is up to date";
+    console.log(`${state} (${database.location})`);
+  } finally {
+    await database.close();
+  }
+  return 0;
+}

@@ -1,0 +1,9 @@
+// The package's version, read from package.json so `--version`, the OpenAPI document and the tool-protocol
+// handshake never drift from what was installed.
+import { readFileSync } from "node:fs";
+
+const packageJson = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+  version: string;
+};
+
+export const VERSION: string = packageJson.version;
