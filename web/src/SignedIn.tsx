@@ -1,6 +1,7 @@
 // Signed in: the workspace switcher, navigation and the page the path names.
 import { useEffect } from "react";
 import { getAll, setSession } from "./api.ts";
+import type { Workspace } from "./api-types.ts";
 import { Loading } from "./components.tsx";
 import { AgentPage } from "./pages/AgentPage.tsx";
 import { Agents } from "./pages/Agents.tsx";
@@ -11,7 +12,6 @@ import { CreateWorkspace } from "./pages/CreateWorkspace.tsx";
 import { IssuePage } from "./pages/IssuePage.tsx";
 import { Settings } from "./pages/Settings.tsx";
 import { Link, match, navigate } from "./router.tsx";
-import type { Workspace } from "./types.ts";
 import { useResource } from "./use-resource.ts";
 import { WorkspaceProvider } from "./workspace.tsx";
 

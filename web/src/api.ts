@@ -1,6 +1,6 @@
 // The one way the dashboard talks to the server: JSON over /api/v1 with the bearer token in a header (never in a
 // URL). Errors keep the API's `detail`, and 422s are split into per-field messages for the form that sent them.
-import type { Session } from "./types.ts";
+import type { Session } from "./api-types.ts";
 
 const TOKEN_KEY = "agent-platform.session";
 

@@ -1,6 +1,6 @@
 // AG-UI events (official dialect) folded into a chat transcript: text messages, tool calls with their arguments
 // and results, approvals, and how the run ended. Task runs and agent chats render through the same pieces.
-import type { Approval } from "./types.ts";
+import type { Approval } from "./api-types.ts";
 
 export type TranscriptItem =
   | { kind: "text"; id: string; role: string; text: string }

@@ -1,7 +1,7 @@
 // Loads something from the API for a view, and reloads it on demand (live updates call reload).
 import { useCallback, useEffect, useRef, useState } from "react";
 import { getSession, onSessionChange } from "./api.ts";
-import type { Session } from "./types.ts";
+import type { Session } from "./api-types.ts";
 
 export interface Resource<T> {
   data: T | undefined;

@@ -1,8 +1,8 @@
 // What every page of a workspace shares: its members, agents, labels and projects, kept fresh by the event stream.
 import { createContext, type ReactNode, useContext } from "react";
 import { getAll } from "./api.ts";
+import type { Agent, Label, Member, Project } from "./api-types.ts";
 import { useCoalesced, useWorkspaceEvents } from "./live.ts";
-import type { Agent, Label, Member, Project } from "./types.ts";
 import { useResource } from "./use-resource.ts";
 
 export interface WorkspaceData {

@@ -1,8 +1,8 @@
 // Create or edit an agent: name, model, instructions, tools, MCP servers, approval rules, max concurrent tasks.
 import { type FormEvent, useState } from "react";
 import { api } from "../api.ts";
+import type { Agent, RuntimeConfig } from "../api-types.ts";
 import { ErrorLine, Field, fieldError, formError } from "../components.tsx";
-import type { Agent } from "../types.ts";
 
 const SHOWN = ["name", "model", "instructions", "tools", "runtime_config", "max_concurrent_tasks"];
 
@@ -20,6 +20,7 @@ export function AgentForm(props: {
   onSaved: (agent: Agent) => void;
 }) {
   const { agent } = props;
+  const config = (agent?.runtime_config ?? {}) as RuntimeConfig;
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
   const submit = async (event: FormEvent<HTMLFormElement>) => {
@@ -107,7 +108,7 @@ export function AgentForm(props: {
             id={id}
             name="mcp_servers"
             rows={3}
-            defaultValue={agent?.runtime_config.mcp_servers ? JSON.stringify(agent.runtime_config.mcp_servers) : ""}
+            defaultValue={config.mcp_servers ? JSON.stringify(config.mcp_servers) : ""}
             aria-describedby={describedBy}
             aria-invalid={invalid}
           />
@@ -118,7 +119,7 @@ export function AgentForm(props: {
           <input
             id={id}
             name="approval_required"
-            defaultValue={agent?.runtime_config.approval_required?.join(", ") ?? ""}
+            defaultValue={config.approval_required?.join(", ") ?? ""}
             aria-describedby={describedBy}
           />
         )}

@@ -1,9 +1,9 @@
 // The comment thread: oldest first, Markdown rendered safely; write, edit and delete.
 import { type FormEvent, useState } from "react";
 import { api, getAll } from "../api.ts";
+import type { Comment } from "../api-types.ts";
 import { ErrorLine, Field, fieldError, formError } from "../components.tsx";
 import { Markdown } from "../markdown.tsx";
-import type { Comment } from "../types.ts";
 import { useResource, useSession } from "../use-resource.ts";
 import { actorName, useWorkspace } from "../workspace.tsx";
 

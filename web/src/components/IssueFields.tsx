@@ -1,7 +1,7 @@
 // The issue's fields: status, priority, assignee (members and agents), project and labels, each saved on change.
 import { useId } from "react";
 import { api } from "../api.ts";
-import { type Issue, type Label, PRIORITIES, STATUSES } from "../types.ts";
+import { type Issue, type Label, PRIORITIES, STATUSES } from "../api-types.ts";
 import { useResource } from "../use-resource.ts";
 import { AssigneeOptions, assigneeFields, useWorkspace } from "../workspace.tsx";
 
@@ -45,9 +45,9 @@ export function IssueFields(props: {
         value={issue.priority}
         onChange={(event) => update({ priority: event.target.value as Issue["priority"] })}
       >
-        {PRIORITIES.map((priority) => (
+        {PRIORITIES.map(([priority, title]) => (
           <option key={priority} value={priority}>
-            {priority}
+            {title}
           </option>
         ))}
       </select>

@@ -1,9 +1,9 @@
 // Parent and sub-issues, and dependencies (add and remove), of one issue.
 import { type FormEvent, useState } from "react";
 import { api, getAll } from "../api.ts";
+import type { Dependency, Issue } from "../api-types.ts";
 import { ErrorLine } from "../components.tsx";
 import { Link } from "../router.tsx";
-import type { Dependency, Issue } from "../types.ts";
 import { useResource } from "../use-resource.ts";
 import { useWorkspace } from "../workspace.tsx";
 

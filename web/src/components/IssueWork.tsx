@@ -2,8 +2,8 @@
 // while it is open and Approve / Deny on a waiting tool call.
 import { useState } from "react";
 import { api, getAll } from "../api.ts";
+import type { Approval, Issue, Task } from "../api-types.ts";
 import { ErrorLine } from "../components.tsx";
-import type { Approval, Issue, Task } from "../types.ts";
 import { useResource } from "../use-resource.ts";
 import { useWorkspace } from "../workspace.tsx";
 import { ApprovalCard } from "./ApprovalCard.tsx";

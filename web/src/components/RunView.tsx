@@ -1,9 +1,9 @@
 // A task's run, live: replays runs/{id}/events and follows it until the run ends, resuming with Last-Event-ID
 // when the connection drops.
 import { useEffect, useState } from "react";
+import type { Approval } from "../api-types.ts";
 import { openStream, readSse } from "../sse.ts";
 import { type AguiEvent, applyEvent, Transcript, type TranscriptItem } from "../transcript.tsx";
-import type { Approval } from "../types.ts";
 
 const TERMINAL = new Set(["RUN_FINISHED", "RUN_ERROR"]);
 

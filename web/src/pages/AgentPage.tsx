@@ -1,12 +1,12 @@
 // One agent: its status, a chat over /agui, its tasks, and its settings.
 import { useState } from "react";
 import { api } from "../api.ts";
+import type { Issue, Task } from "../api-types.ts";
 import { AgentChat } from "../components/AgentChat.tsx";
 import { AgentForm } from "../components/AgentForm.tsx";
 import { ErrorLine, Loading } from "../components.tsx";
 import { useCoalesced, useWorkspaceEvents } from "../live.ts";
 import { Link, navigate } from "../router.tsx";
-import type { Issue, Task } from "../types.ts";
 import { useResource } from "../use-resource.ts";
 import { useWorkspace } from "../workspace.tsx";
 

@@ -1,10 +1,10 @@
 // The workspace's pending approvals, decided from here; live as runs ask and others decide.
 import { api, getAll } from "../api.ts";
+import type { Approval, Issue } from "../api-types.ts";
 import { ApprovalCard } from "../components/ApprovalCard.tsx";
 import { Empty, ErrorLine, Loading } from "../components.tsx";
 import { useCoalesced, useWorkspaceEvents } from "../live.ts";
 import { Link } from "../router.tsx";
-import type { Approval, Issue } from "../types.ts";
 import { useResource } from "../use-resource.ts";
 import { useWorkspace } from "../workspace.tsx";
 

@@ -2,10 +2,10 @@
 // list view of the same issues, and the New issue dialog (`c`); `/` focuses search.
 import { memo, useEffect, useMemo, useRef, useState } from "react";
 import { api, getAll, query } from "../api.ts";
+import { type Issue, type IssueStatus, PRIORITIES, STATUSES } from "../api-types.ts";
 import { ErrorLine, Loading } from "../components.tsx";
 import { useCoalesced, useWorkspaceEvents } from "../live.ts";
 import { Link } from "../router.tsx";
-import { type Issue, type IssueStatus, PRIORITIES, STATUSES } from "../types.ts";
 import { useResource } from "../use-resource.ts";
 import { actorName, useWorkspace, type WorkspaceData } from "../workspace.tsx";
 import { NewIssueDialog } from "./NewIssueDialog.tsx";
@@ -156,9 +156,9 @@ export function Board() {
           onChange={(e) => setFilter("priority", e.target.value)}
         >
           <option value="">Any priority</option>
-          {PRIORITIES.map((priority) => (
+          {PRIORITIES.map(([priority, title]) => (
             <option key={priority} value={priority}>
-              {priority}
+              {title}
             </option>
           ))}
         </select>

@@ -2,9 +2,9 @@
 // Calls are written by another process and raise no workspace events, so the open page asks again every few seconds.
 import { useEffect, useState } from "react";
 import { api } from "../api.ts";
+import type { Call, CallSummary } from "../api-types.ts";
 import { ErrorLine, Loading, timeAgo } from "../components.tsx";
 import { Link } from "../router.tsx";
-import type { Call, CallSummary } from "../types.ts";
 import { useResource } from "../use-resource.ts";
 import { useWorkspace } from "../workspace.tsx";
 

@@ -1,9 +1,9 @@
 // Create a workspace: shown when the user has none, and from the switcher.
 import { type FormEvent, useState } from "react";
 import { api } from "../api.ts";
+import type { Workspace } from "../api-types.ts";
 import { ErrorLine, Field, fieldError, formError } from "../components.tsx";
 import { navigate } from "../router.tsx";
-import type { Workspace } from "../types.ts";
 
 export function CreateWorkspace({ onCreated, first }: { onCreated: () => void; first: boolean }) {
   const [error, setError] = useState<unknown>();

@@ -1,6 +1,7 @@
 // One issue: its text, fields, relations, comment thread, activity, and the agent's tasks and runs, kept live.
 import { type FormEvent, useState } from "react";
 import { api } from "../api.ts";
+import type { Activity, Issue } from "../api-types.ts";
 import { Comments } from "../components/Comments.tsx";
 import { IssueFields } from "../components/IssueFields.tsx";
 import { IssueRelations } from "../components/IssueRelations.tsx";
@@ -9,7 +10,6 @@ import { ErrorLine, Field, fieldError, formError, Loading } from "../components.
 import { useCoalesced, useWorkspaceEvents } from "../live.ts";
 import { Markdown } from "../markdown.tsx";
 import { navigate } from "../router.tsx";
-import type { Activity, Issue } from "../types.ts";
 import { useResource } from "../use-resource.ts";
 import { actorName, useWorkspace } from "../workspace.tsx";
 

@@ -1,8 +1,8 @@
 // The New issue dialog: Title, Description, Assignee (members and agents), Priority; errors next to their field.
 import { type FormEvent, useState } from "react";
 import { api } from "../api.ts";
+import { type Issue, PRIORITIES } from "../api-types.ts";
 import { Dialog, ErrorLine, Field, fieldError, formError } from "../components.tsx";
-import { type Issue, PRIORITIES } from "../types.ts";
 import { AssigneeOptions, assigneeFields, useWorkspace } from "../workspace.tsx";
 
 const TITLE_LIMIT = 500;
@@ -71,9 +71,9 @@ export function NewIssueDialog({ onClose, onCreated }: { onClose: () => void; on
           <Field label="Priority" error={fieldError(error, "priority")}>
             {(id) => (
               <select id={id} name="priority" defaultValue="none">
-                {PRIORITIES.map((priority) => (
+                {PRIORITIES.map(([priority, title]) => (
                   <option key={priority} value={priority}>
-                    {priority}
+                    {title}
                   </option>
                 ))}
               </select>

@@ -1,8 +1,8 @@
 // Members and roles, API keys (the key shown once), webhooks and their deliveries.
 import { type FormEvent, useState } from "react";
 import { api, getAll } from "../api.ts";
+import type { ApiKey, CreatedApiKey, Delivery, Webhook, WebhookWithSecret } from "../api-types.ts";
 import { Empty, ErrorLine, Field, fieldError, formError } from "../components.tsx";
-import type { ApiKey, Delivery, Webhook } from "../types.ts";
 import { useResource, useSession } from "../use-resource.ts";
 import { useWorkspace } from "../workspace.tsx";
 
@@ -98,14 +98,14 @@ function Members() {
 function ApiKeys() {
   const ws = useWorkspace();
   const keys = useResource(() => getAll<ApiKey>(`workspaces/${ws.id}/api-keys`), [ws.id]);
-  const [created, setCreated] = useState<ApiKey | null>(null);
+  const [created, setCreated] = useState<CreatedApiKey | null>(null);
   const [error, setError] = useState<unknown>();
   const create = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const target = event.currentTarget;
     setError(undefined);
     try {
-      const key = await api.post<ApiKey>(`workspaces/${ws.id}/api-keys`, {
+      const key = await api.post<CreatedApiKey>(`workspaces/${ws.id}/api-keys`, {
         name: String(new FormData(target).get("name") ?? ""),
       });
       setCreated(key);
@@ -161,7 +161,7 @@ function ApiKeys() {
 function Webhooks() {
   const ws = useWorkspace();
   const hooks = useResource(() => getAll<Webhook>(`workspaces/${ws.id}/webhooks`), [ws.id]);
-  const [created, setCreated] = useState<Webhook | null>(null);
+  const [created, setCreated] = useState<WebhookWithSecret | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   const [error, setError] = useState<unknown>();
   const create = async (event: FormEvent<HTMLFormElement>) => {
@@ -174,7 +174,10 @@ function Webhooks() {
       .filter(Boolean);
     setError(undefined);
     try {
-      const hook = await api.post<Webhook>(`workspaces/${ws.id}/webhooks`, { url: String(form.get("url")), types });
+      const hook = await api.post<WebhookWithSecret>(`workspaces/${ws.id}/webhooks`, {
+        url: String(form.get("url")),
+        types,
+      });
       setCreated(hook);
       target.reset();
       hooks.reload();

@@ -1,8 +1,8 @@
 // Sign in, or create an account: one form, two modes.
 import { type FormEvent, useState } from "react";
 import { api, setSession } from "../api.ts";
+import type { Session } from "../api-types.ts";
 import { ErrorLine, Field, fieldError, formError } from "../components.tsx";
-import type { Session } from "../types.ts";
 
 export function SignIn() {
   const [creating, setCreating] = useState(false);
