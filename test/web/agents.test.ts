@@ -38,7 +38,7 @@ describe.each(testDialects)("agents in the browser (%s)", (dialect) => {
     (await api.post(`workspaces/${ws}/issues/`, { title, description: "Details in **bold**." }, { token })).body;
 
   it("creates an agent from the New agent form", async () => {
-    await page.getByRole("navigation").getByRole("link", { name: "Agents" }).click();
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Agents" }).click();
     await page.getByRole("button", { name: "New agent" }).click();
     const dialog = page.getByRole("dialog", { name: "New agent" });
     await dialog.getByRole("textbox", { name: "Name" }).fill("Helper");
@@ -65,7 +65,13 @@ describe.each(testDialects)("agents in the browser (%s)", (dialect) => {
     await page.getByRole("button", { name: "Send" }).click();
     const transcript = page.getByRole("list", { name: "Transcript" });
     await transcript.getByText("There are no labels yet.").waitFor();
-    await transcript.getByText("list_labels").waitFor();
+    // The tool call and its result fold away; opened, the result is the tool's JSON, pretty-printed.
+    const result = transcript.locator("details", { hasText: "Result of list_labels" });
+    await transcript.locator("summary", { hasText: "Called list_labels" }).waitFor();
+    expect(await result.locator("pre").isVisible()).toBe(false);
+    await result.locator("summary").click();
+    const shown = await result.locator("pre").textContent();
+    expect(shown).toBe(JSON.stringify(JSON.parse(shown!), null, 2));
     await message.fill("What did I ask?");
     await page.getByRole("button", { name: "Send" }).click();
     await transcript.getByText("You asked about labels.").waitFor();
@@ -92,7 +98,7 @@ describe.each(testDialects)("agents in the browser (%s)", (dialect) => {
     expect(await comments.getByText(/I checked the page/).count()).toBe(0);
     await task.getByText(/fixed the typo in the heading/).waitFor();
     await comments.getByText("I checked the page and fixed the typo in the heading.").waitFor();
-    await task.getByText("succeeded", { exact: true }).waitFor();
+    await task.getByText("Succeeded", { exact: true }).waitFor();
     expect(await task.getByRole("button", { name: "Cancel task" }).count()).toBe(0);
     await page.getByRole("combobox", { name: "Status" }).selectOption({ label: "Done" });
     await expect
@@ -109,7 +115,7 @@ describe.each(testDialects)("agents in the browser (%s)", (dialect) => {
     const task = page.getByRole("article", { name: "Task of Helper" });
     await task.getByText("Working on it").waitFor();
     await task.getByRole("button", { name: "Cancel task" }).click();
-    await task.getByText("cancelled", { exact: true }).waitFor();
+    await task.getByText("Cancelled", { exact: true }).waitFor();
     const [stored] = (await api.get(`workspaces/${ws}/issues/${issue.id}/tasks`, { token })).body;
     expect(stored.status).toBe("cancelled");
   });
@@ -149,7 +155,7 @@ describe.each(testDialects)("agents in the browser (%s)", (dialect) => {
     );
     const issue = await newIssue("Another one");
     await api.patch(`workspaces/${ws}/issues/${issue.id}`, { assignee_type: "agent", assignee_id: agentId }, { token });
-    await page.getByRole("navigation").getByRole("link", { name: "Approvals" }).click();
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Approvals" }).click();
     const approval = page.getByRole("group", { name: "Approval for create_issue" });
     await approval.getByText("Not wanted").waitFor();
     await approval.getByRole("button", { name: "Deny" }).click();

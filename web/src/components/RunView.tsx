@@ -10,6 +10,7 @@ const TERMINAL = new Set(["RUN_FINISHED", "RUN_ERROR"]);
 export function RunView(props: {
   workspaceId: string;
   runId: string;
+  agentName?: string;
   renderApproval?: (approval: Approval, decided: boolean) => React.ReactNode;
 }) {
   const [items, setItems] = useState<TranscriptItem[]>([]);
@@ -54,7 +55,7 @@ export function RunView(props: {
 
   return (
     <div className="run" aria-live="polite" aria-busy={live}>
-      <Transcript items={items} renderApproval={props.renderApproval} />
+      <Transcript items={items} agentName={props.agentName} renderApproval={props.renderApproval} />
     </div>
   );
 }
