@@ -33,6 +33,8 @@ export interface BrowserOptions {
   viewport?: { width: number; height: number };
   /** e.g. ["clipboard-read", "clipboard-write"] */
   permissions?: string[];
+  /** e.g. "en-US" (default: the browser's) */
+  locale?: string;
 }
 
 export async function launchBrowser(options: BrowserOptions = {}): Promise<TestBrowser> {
@@ -45,6 +47,7 @@ export async function launchBrowser(options: BrowserOptions = {}): Promise<TestB
     colorScheme: options.colorScheme ?? "light",
     ...(options.timezoneId && { timezoneId: options.timezoneId }),
     ...(options.permissions && { permissions: options.permissions }),
+    ...(options.locale && { locale: options.locale }),
   });
   // tsx (esbuild keepNames) wraps named functions in __name(): functions handed to page.evaluate need it there too.
   await context.addInitScript("globalThis.__name ??= (fn) => fn;");

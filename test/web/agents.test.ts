@@ -56,7 +56,7 @@ describe.each(testDialects)("agents in the browser (%s)", (dialect) => {
     model.reply(
       { text: "Let me look.", toolCalls: [{ id: "call_labels", name: "list_labels", arguments: {} }] },
       { text: "There are no labels yet.", chunkDelayMs: 20 },
-      { text: "You asked about labels." },
+      { text: "You asked about **labels**." },
     );
     // The chat reaches workspace tools only through the agent's own tools list: give it list_labels.
     await api.patch(`workspaces/${ws}/agents/${agentId}`, { tools: ["list_labels"] }, { token });
@@ -74,7 +74,9 @@ describe.each(testDialects)("agents in the browser (%s)", (dialect) => {
     expect(shown).toBe(JSON.stringify(JSON.parse(shown!), null, 2));
     await message.fill("What did I ask?");
     await page.getByRole("button", { name: "Send" }).click();
-    await transcript.getByText("You asked about labels.").waitFor();
+    // The agent's words are Markdown, rendered.
+    await transcript.getByText("labels", { exact: true }).waitFor();
+    expect(await transcript.getByText("labels", { exact: true }).evaluate((node) => node.tagName)).toBe("STRONG");
     const lastRequest = model.requests.at(-1)!.body;
     const contents = lastRequest.messages.map((each: any) => each.content);
     expect(contents).toContain("Which labels exist?");

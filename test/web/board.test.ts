@@ -129,7 +129,7 @@ describe.each(testDialects)("the board in the browser (%s)", (dialect) => {
     await page.getByRole("button", { name: "Board view" }).click();
   });
 
-  it("shows a 422 next to the field it is about, inside the dialog", async () => {
+  it("a blank title is said next to its field, in plain words, inside the dialog; nothing is sent", async () => {
     await page.getByRole("button", { name: "New issue" }).click();
     const dialog = page.getByRole("dialog", { name: "New issue" });
     const title = dialog.getByRole("textbox", { name: "Title" });
@@ -142,7 +142,8 @@ describe.each(testDialects)("the board in the browser (%s)", (dialect) => {
         .map((id: string) => document.getElementById(id)?.textContent ?? "")
         .join(" "),
     );
-    expect(description).toMatch(/\S/);
+    expect(description).toBe("Title is required");
+    expect(await title.evaluate((input) => input === document.activeElement)).toBe(true);
     expect(await dialog.isVisible()).toBe(true);
     await page.keyboard.press("Escape");
     expect((await issuesOnServer()).length).toBe(2);

@@ -62,6 +62,7 @@ export function TopBar(props: {
               to={`/w/${props.current}/${slug}`}
               className={here ? "active" : ""}
               aria-current={section === slug ? "page" : undefined}
+              onClick={() => setMenuOpen(false)}
             >
               {label}
             </Link>

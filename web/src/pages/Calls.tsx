@@ -3,6 +3,7 @@
 import { useEffect, useState } from "react";
 import { api } from "../api.ts";
 import type { Call, CallSummary } from "../api-types.ts";
+import { CopyButton } from "../components/CopyButton.tsx";
 import { Time, withZone } from "../components/Time.tsx";
 import { Loaded } from "../components.tsx";
 import { Link } from "../router.tsx";
@@ -44,10 +45,10 @@ export function Calls({ callId }: { callId?: string }) {
             <div className="empty card">
               <p>No call log is available from this server.</p>
               <p className="muted">
-                Calls are handled by <code>agent-platform call</code>; run it with{" "}
-                <code className="wrap">CALL_WORKSPACE_ID={ws.id}</code> on this server's database and its calls and
-                transcripts are listed here.
+                Calls are handled by <code>agent-platform call</code>; run it with <code>CALL_WORKSPACE_ID</code> set to
+                this workspace's id on this server's database and its calls and transcripts are listed here.
               </p>
+              <CopyButton text={ws.id} label="Copy workspace id" />
             </div>
           ) : (
             <div className="split">
