@@ -12,6 +12,7 @@ export function Columns(props: {
   onMove: (issueId: string, status: IssueStatus, fromKeyboard: boolean) => void;
 }) {
   const [over, setOver] = useState<string | null>(null);
+  const [moving, setMoving] = useState<string | null>(null);
   const byStatus = useMemo(() => {
     const groups = new Map<string, Issue[]>(STATUSES.map(([status]) => [status, []]));
     for (const issue of props.issues) groups.get(issue.status)?.push(issue);
@@ -45,7 +46,14 @@ export function Columns(props: {
             <ul>
               {cards.map((issue) => (
                 <li key={issue.id}>
-                  <Card issue={issue} ws={props.ws} work={props.work?.get(issue.id)} onMove={props.onMove} />
+                  <Card
+                    issue={issue}
+                    ws={props.ws}
+                    work={props.work?.get(issue.id)}
+                    moving={moving === issue.id}
+                    onMoving={setMoving}
+                    onMove={props.onMove}
+                  />
                 </li>
               ))}
             </ul>

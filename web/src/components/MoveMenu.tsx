@@ -1,40 +1,44 @@
-// A card's Move button: a menu of the statuses (named as the columns are), so a card moves without a mouse. The
-// menu is a popover (the top layer: no column or card clips it), placed under the button; arrows, Home and End move
-// through it, Enter picks, Esc or a click elsewhere closes it and focus goes back to the button.
-import { type KeyboardEvent, useEffect, useRef, useState } from "react";
+// The menu a card's Move button opens: the statuses, named as the columns are, so a card moves without a mouse. One
+// card at a time has it (the cards themselves carry only the button, so a board of a thousand stays light). It is a
+// popover (the top layer: no column or card clips it), placed by its button; arrows, Home and End move through it,
+// Enter picks, Esc or a click elsewhere closes it and the focus goes back to the button.
+import { type KeyboardEvent, useEffect, useRef } from "react";
 import { type IssueStatus, STATUSES } from "../api-types.ts";
 
 export function MoveMenu(props: {
+  /** The id of the Move button that opened it. */
+  anchorId: string;
   current: IssueStatus;
-  /** Names the card in the button's description ("ISS-4 Fix the login"). */
-  describedBy: string;
   onMove: (status: IssueStatus) => void;
+  onClose: () => void;
 }) {
-  const [open, setOpen] = useState(false);
-  const button = useRef<HTMLButtonElement>(null);
   const menu = useRef<HTMLDivElement>(null);
+  const onClose = useRef(props.onClose);
+  onClose.current = props.onClose;
+  /** Set by a pick, which closes the menu itself (its card may move to another column meanwhile). */
+  const picked = useRef(false);
 
   useEffect(() => {
-    const list = menu.current;
-    if (!open || !list) return;
-    const anchor = button.current!.getBoundingClientRect();
+    const list = menu.current!;
+    const button = document.getElementById(props.anchorId);
+    if (!button) return;
+    const anchor = button.getBoundingClientRect();
     list.showPopover();
-    const width = list.offsetWidth;
-    const height = list.offsetHeight;
-    const below = anchor.bottom + 4 + height <= window.innerHeight;
-    list.style.left = `${Math.max(8, Math.min(anchor.left, window.innerWidth - width - 8))}px`;
-    list.style.top = `${below ? anchor.bottom + 4 : Math.max(8, anchor.top - height - 4)}px`;
+    const below = anchor.bottom + 4 + list.offsetHeight <= window.innerHeight;
+    list.style.left = `${Math.max(8, Math.min(anchor.right - list.offsetWidth, window.innerWidth - list.offsetWidth - 8))}px`;
+    list.style.top = `${below ? anchor.bottom + 4 : Math.max(8, anchor.top - list.offsetHeight - 4)}px`;
     const items = [...list.querySelectorAll<HTMLElement>("[role=menuitem]")];
-    (items.find((item) => item.dataset.status !== props.current) ?? items[0])?.focus();
+    (items.find((item) => item.getAttribute("aria-disabled") !== "true") ?? items[0])?.focus();
     const closed = (event: Event) => {
-      if ((event as ToggleEvent).newState !== "closed") return;
-      setOpen(false);
-      // Closed by Esc or a pick (focus was inside): back to the button. A click elsewhere keeps its own focus.
-      if (list.contains(document.activeElement) || document.activeElement === document.body) button.current?.focus();
+      if ((event as ToggleEvent).newState !== "closed" || picked.current) return;
+      // Closed by Esc or a pick (the focus was inside): back to the button. A click elsewhere keeps its focus.
+      const inside = list.contains(document.activeElement) || document.activeElement === document.body;
+      onClose.current();
+      if (inside) document.getElementById(props.anchorId)?.focus();
     };
     list.addEventListener("toggle", closed);
     return () => list.removeEventListener("toggle", closed);
-  }, [open, props.current]);
+  }, [props.anchorId]);
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     const items = [...menu.current!.querySelectorAll<HTMLElement>("[role=menuitem]")];
@@ -50,47 +54,29 @@ export function MoveMenu(props: {
   };
 
   const pick = (status: IssueStatus) => {
+    picked.current = true;
     menu.current?.hidePopover();
+    onClose.current();
+    // A move hands the focus to the moved card; picking where it already is gives it back to the button.
     if (status !== props.current) props.onMove(status);
+    else document.getElementById(props.anchorId)?.focus();
   };
 
   return (
-    <>
-      <button
-        ref={button}
-        type="button"
-        className="ghost small move"
-        aria-haspopup="menu"
-        aria-expanded={open}
-        aria-describedby={props.describedBy}
-        onClick={() => setOpen(!open)}
-        onKeyDown={(event) => {
-          if (event.key === "ArrowDown" || event.key === "ArrowUp") {
-            event.preventDefault();
-            setOpen(true);
-          }
-        }}
-      >
-        Move
-      </button>
-      {open && (
-        <div ref={menu} role="menu" aria-label="Move to" popover="auto" className="move-menu" onKeyDown={onKeyDown}>
-          {STATUSES.map(([status, title]) => (
-            <button
-              key={status}
-              type="button"
-              role="menuitem"
-              data-status={status}
-              tabIndex={-1}
-              aria-disabled={status === props.current}
-              onClick={() => pick(status)}
-            >
-              {title}
-              {status === props.current && <span aria-hidden="true"> ✓</span>}
-            </button>
-          ))}
-        </div>
-      )}
-    </>
+    <div ref={menu} role="menu" aria-label="Move to" popover="auto" className="move-menu" onKeyDown={onKeyDown}>
+      {STATUSES.map(([status, title]) => (
+        <button
+          key={status}
+          type="button"
+          role="menuitem"
+          tabIndex={-1}
+          aria-disabled={status === props.current}
+          onClick={() => pick(status)}
+        >
+          {title}
+          {status === props.current && <span aria-hidden="true"> ✓</span>}
+        </button>
+      ))}
+    </div>
   );
 }
