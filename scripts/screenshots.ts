@@ -1,13 +1,17 @@
 // Takes the README's dashboard screenshots from the real app: a server on a throwaway SQLite database, a model
 // double for the agent, a workspace filled through the API, then Debian's chromium in light and dark.
-// Run: npx tsx scripts/screenshots.ts  (writes docs/screenshots/*.png)
+// Run: npx tsx scripts/screenshots.ts  (writes docs/screenshots/*.png; SCREENSHOTS_DIR=<dir> writes there instead)
+import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { ApiClient, startTestApp } from "../test/helpers/app.ts";
 import { launchBrowser } from "../test/helpers/browser.ts";
 import { TestModelServer } from "../test/helpers/model-server.ts";
 import { ensureWebBuild } from "./build-web.ts";
 
-const out = fileURLToPath(new URL("../docs/screenshots/", import.meta.url));
+const out = process.env.SCREENSHOTS_DIR
+  ? `${process.env.SCREENSHOTS_DIR.replace(/\/$/, "")}/`
+  : fileURLToPath(new URL("../docs/screenshots/", import.meta.url));
+mkdirSync(out, { recursive: true });
 
 ensureWebBuild();
 const model = await TestModelServer.start();
@@ -46,7 +50,7 @@ try {
     ["Old CSV export", "cancelled", "none", null, null],
     ["Sketch the mobile layout", "backlog", "low", null, null],
   ];
-  for (const [title, status, priority, label, assignee] of seed) {
+  for (const [index, [title, status, priority, label, assignee]] of seed.entries()) {
     const issue = (
       await api.post(
         `workspaces/${ws}/issues/`,
@@ -55,6 +59,7 @@ try {
           status,
           priority,
           project_id: project.id,
+          ...(index % 3 === 0 && { due_date: `2026-0${(index % 8) + 1}-1${index}` }),
           ...(assignee && { assignee_type: "member", assignee_id: grace.user.id }),
         },
         as,
@@ -121,6 +126,30 @@ try {
       await page.goto(`${t.url}/w/${ws}/settings`);
       await page.getByRole("heading", { name: "Members" }).waitFor();
       await page.screenshot({ path: `${out}settings.png` });
+      await page.goto(`${t.url}/w/${ws}/settings/labels`);
+      await page.getByRole("button", { name: "New label" }).click();
+      await page.getByRole("button", { name: "Create" }).click();
+      await page.getByText("Name is required").waitFor();
+      await page.screenshot({ path: `${out}settings-labels.png` });
+      await page.keyboard.press("Escape");
+      await page.goto(`${t.url}/w/${ws}/board`);
+      const card = page.getByRole("article", { name: /Login page loses the session/ });
+      await card.getByRole("button", { name: "Move" }).click();
+      await page.getByRole("menu").waitFor();
+      await page.screenshot({ path: `${out}move-menu.png` });
+      await page.keyboard.press("Escape");
+      await page.keyboard.press("Control+k");
+      await page.getByRole("combobox", { name: "Go to" }).fill("web");
+      await page.getByRole("option", { name: /Webhook retries/ }).waitFor();
+      await page.screenshot({ path: `${out}command-palette.png` });
+      await page.keyboard.press("Escape");
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.screenshot({ path: `${out}phone-board.png` });
+      await page.getByRole("button", { name: "Menu" }).click();
+      await page.screenshot({ path: `${out}phone-menu.png` });
+      await page.getByRole("link", { name: /Review the 0.1 changelog/ }).click();
+      await page.getByRole("heading", { name: "Review the 0.1 changelog" }).waitFor();
+      await page.screenshot({ path: `${out}phone-issue.png`, fullPage: true });
     }
     await browser.close();
   }

@@ -77,6 +77,14 @@ export const taskListQuery = pageQuery.extend({
   status: csvFilter(taskStatusSchema).describe(`Comma-separated, any of: ${TASK_STATUSES.join(", ")}`),
   agent_id: csvFilter(idField).describe("Comma-separated agent ids"),
   issue_id: csvFilter(idField).describe("Comma-separated issue ids"),
+  latest: z
+    .enum(["true", "false"])
+    .transform((value) => value === "true")
+    .optional()
+    .describe(
+      "true: only each agent's newest task on each issue (its open task, or how its last one ended), " +
+        "so `latest=true&status=failed` lists the work that failed and was not tried again",
+    ),
 });
 export type TaskListQuery = z.infer<typeof taskListQuery>;
 

@@ -54,6 +54,27 @@ export class TaskService {
     if (query.status?.length) select = select.where("status", "in", query.status);
     if (query.agent_id?.length) select = select.where("agent_id", "in", query.agent_id);
     if (query.issue_id?.length) select = select.where("issue_id", "in", query.issue_id);
+    if (query.latest) {
+      select = select.where(({ exists, not, selectFrom }) =>
+        not(
+          exists(
+            selectFrom("tasks as newer")
+              .select("newer.id")
+              .whereRef("newer.issue_id", "=", "tasks.issue_id")
+              .whereRef("newer.agent_id", "=", "tasks.agent_id")
+              .where((eb) =>
+                eb.or([
+                  eb("newer.created_at", ">", eb.ref("tasks.created_at")),
+                  eb.and([
+                    eb("newer.created_at", "=", eb.ref("tasks.created_at")),
+                    eb("newer.id", ">", eb.ref("tasks.id")),
+                  ]),
+                ]),
+              ),
+          ),
+        ),
+      );
+    }
     const rows = await select
       .orderBy("created_at", "desc")
       .orderBy("id", "desc")

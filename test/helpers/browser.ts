@@ -24,14 +24,29 @@ export interface TestBrowser {
   close(): Promise<void>;
 }
 
-export async function launchBrowser(options: { colorScheme?: "light" | "dark" } = {}): Promise<TestBrowser> {
+export interface BrowserOptions {
+  colorScheme?: "light" | "dark";
+  /** An IANA zone, e.g. "America/New_York": the browser's local time (default: this machine's). */
+  timezoneId?: string;
+  /** Default 1440 × 900; a phone is 390 wide. */
+  viewport?: { width: number; height: number };
+  /** e.g. ["clipboard-read", "clipboard-write"] */
+  permissions?: string[];
+  /** e.g. "en-US" (default: the browser's) */
+  locale?: string;
+}
+
+export async function launchBrowser(options: BrowserOptions = {}): Promise<TestBrowser> {
   const profile = mkdtempSync(join(tmpdir(), "dashboard-profile-"));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: requireTool("chromium"),
     headless: true,
     args: CHROMIUM_ARGS,
-    viewport: { width: 1440, height: 900 },
+    viewport: options.viewport ?? { width: 1440, height: 900 },
     colorScheme: options.colorScheme ?? "light",
+    ...(options.timezoneId && { timezoneId: options.timezoneId }),
+    ...(options.permissions && { permissions: options.permissions }),
+    ...(options.locale && { locale: options.locale }),
   });
   // tsx (esbuild keepNames) wraps named functions in __name(): functions handed to page.evaluate need it there too.
   await context.addInitScript("globalThis.__name ??= (fn) => fn;");

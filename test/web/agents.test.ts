@@ -39,7 +39,7 @@ describe.each(testDialects)("agents in the browser (%s)", needs("chromium"), (di
     (await api.post(`workspaces/${ws}/issues/`, { title, description: "Details in **bold**." }, { token })).body;
 
   it("creates an agent from the New agent form", async () => {
-    await page.getByRole("navigation").getByRole("link", { name: "Agents" }).click();
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Agents" }).click();
     await page.getByRole("button", { name: "New agent" }).click();
     const dialog = page.getByRole("dialog", { name: "New agent" });
     await dialog.getByRole("textbox", { name: "Name" }).fill("Helper");
@@ -57,7 +57,7 @@ describe.each(testDialects)("agents in the browser (%s)", needs("chromium"), (di
     model.reply(
       { text: "Let me look.", toolCalls: [{ id: "call_labels", name: "list_labels", arguments: {} }] },
       { text: "There are no labels yet.", chunkDelayMs: 20 },
-      { text: "You asked about labels." },
+      { text: "You asked about **labels**." },
     );
     // The chat reaches workspace tools only through the agent's own tools list: give it list_labels.
     await api.patch(`workspaces/${ws}/agents/${agentId}`, { tools: ["list_labels"] }, { token });
@@ -66,10 +66,18 @@ describe.each(testDialects)("agents in the browser (%s)", needs("chromium"), (di
     await page.getByRole("button", { name: "Send" }).click();
     const transcript = page.getByRole("list", { name: "Transcript" });
     await transcript.getByText("There are no labels yet.").waitFor();
-    await transcript.getByText("list_labels").waitFor();
+    // The tool call and its result fold away; opened, the result is the tool's JSON, pretty-printed.
+    const result = transcript.locator("details", { hasText: "Result of list_labels" });
+    await transcript.locator("summary", { hasText: "Called list_labels" }).waitFor();
+    expect(await result.locator("pre").isVisible()).toBe(false);
+    await result.locator("summary").click();
+    const shown = await result.locator("pre").textContent();
+    expect(shown).toBe(JSON.stringify(JSON.parse(shown!), null, 2));
     await message.fill("What did I ask?");
     await page.getByRole("button", { name: "Send" }).click();
-    await transcript.getByText("You asked about labels.").waitFor();
+    // The agent's words are Markdown, rendered.
+    await transcript.getByText("labels", { exact: true }).waitFor();
+    expect(await transcript.getByText("labels", { exact: true }).evaluate((node) => node.tagName)).toBe("STRONG");
     const lastRequest = model.requests.at(-1)!.body;
     const contents = lastRequest.messages.map((each: any) => each.content);
     expect(contents).toContain("Which labels exist?");
@@ -93,7 +101,7 @@ describe.each(testDialects)("agents in the browser (%s)", needs("chromium"), (di
     expect(await comments.getByText(/I checked the page/).count()).toBe(0);
     await task.getByText(/fixed the typo in the heading/).waitFor();
     await comments.getByText("I checked the page and fixed the typo in the heading.").waitFor();
-    await task.getByText("succeeded", { exact: true }).waitFor();
+    await task.getByText("Succeeded", { exact: true }).waitFor();
     expect(await task.getByRole("button", { name: "Cancel task" }).count()).toBe(0);
     await page.getByRole("combobox", { name: "Status" }).selectOption({ label: "Done" });
     await expect
@@ -110,7 +118,7 @@ describe.each(testDialects)("agents in the browser (%s)", needs("chromium"), (di
     const task = page.getByRole("article", { name: "Task of Helper" });
     await task.getByText("Working on it").waitFor();
     await task.getByRole("button", { name: "Cancel task" }).click();
-    await task.getByText("cancelled", { exact: true }).waitFor();
+    await task.getByText("Cancelled", { exact: true }).waitFor();
     const [stored] = (await api.get(`workspaces/${ws}/issues/${issue.id}/tasks`, { token })).body;
     expect(stored.status).toBe("cancelled");
   });
@@ -150,7 +158,7 @@ describe.each(testDialects)("agents in the browser (%s)", needs("chromium"), (di
     );
     const issue = await newIssue("Another one");
     await api.patch(`workspaces/${ws}/issues/${issue.id}`, { assignee_type: "agent", assignee_id: agentId }, { token });
-    await page.getByRole("navigation").getByRole("link", { name: "Approvals" }).click();
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Approvals" }).click();
     const approval = page.getByRole("group", { name: "Approval for create_issue" });
     await approval.getByText("Not wanted").waitFor();
     await approval.getByRole("button", { name: "Deny" }).click();

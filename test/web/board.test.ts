@@ -43,7 +43,7 @@ describe.each(testDialects)("the board in the browser (%s)", needs("chromium"), 
     for (const name of ["Backlog", "Todo", "In Progress", "In Review", "Done", "Blocked", "Cancelled"])
       await expect.poll(() => column(name).count()).toBe(1);
     for (const link of ["Board", "Agents", "Approvals", "Calls", "Settings"])
-      expect(await page.getByRole("navigation").getByRole("link", { name: link }).count()).toBe(1);
+      expect(await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: link }).count()).toBe(1);
     // The token never goes into a URL.
     expect(page.url()).not.toContain(token.slice(0, 20));
   });
@@ -130,7 +130,7 @@ describe.each(testDialects)("the board in the browser (%s)", needs("chromium"), 
     await page.getByRole("button", { name: "Board view" }).click();
   });
 
-  it("shows a 422 next to the field it is about, inside the dialog", async () => {
+  it("a blank title is said next to its field, in plain words, inside the dialog; nothing is sent", async () => {
     await page.getByRole("button", { name: "New issue" }).click();
     const dialog = page.getByRole("dialog", { name: "New issue" });
     const title = dialog.getByRole("textbox", { name: "Title" });
@@ -143,7 +143,8 @@ describe.each(testDialects)("the board in the browser (%s)", needs("chromium"), 
         .map((id: string) => document.getElementById(id)?.textContent ?? "")
         .join(" "),
     );
-    expect(description).toMatch(/\S/);
+    expect(description).toBe("Title is required");
+    expect(await title.evaluate((input) => input === document.activeElement)).toBe(true);
     expect(await dialog.isVisible()).toBe(true);
     await page.keyboard.press("Escape");
     expect((await issuesOnServer()).length).toBe(2);
@@ -165,7 +166,8 @@ describe.each(testDialects)("the board in the browser (%s)", needs("chromium"), 
   });
 
   it("Settings shows a new API key once; the Calls page says there is no call log to show", async () => {
-    await page.getByRole("navigation").getByRole("link", { name: "Settings" }).click();
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Settings" }).click();
+    await page.getByRole("navigation", { name: "Settings sections" }).getByRole("link", { name: "API keys" }).click();
     await page.getByRole("textbox", { name: "Key name" }).fill("CI");
     await page.getByRole("button", { name: "Create API key" }).click();
     const shown = await page.getByRole("status").locator("code").textContent();
@@ -177,10 +179,10 @@ describe.each(testDialects)("the board in the browser (%s)", needs("chromium"), 
     ).toBe(200);
     await page.getByRole("button", { name: "Done" }).click();
     expect(await page.getByText(shown!).count()).toBe(0);
-    await page.getByRole("navigation").getByRole("link", { name: "Calls" }).click();
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Calls" }).click();
     await page.getByText("No call log is available from this server.").waitFor();
     expect(await page.getByText("CALL_WORKSPACE_ID", { exact: false }).count()).toBe(1);
-    await page.getByRole("navigation").getByRole("link", { name: "Board" }).click();
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Board" }).click();
   });
 
   it("the Calls page lists a call recorded under the workspace and shows its transcript, user text as text", async () => {
@@ -189,7 +191,7 @@ describe.each(testDialects)("the board in the browser (%s)", needs("chromium"), 
     record.addTranscript("caller", "I need a table for two");
     record.addTranscript("assistant", "Booked: <img src=x onerror=alert(1)> at eight");
     await record.end();
-    await page.getByRole("navigation").getByRole("link", { name: "Calls" }).click();
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Calls" }).click();
     await page.getByRole("link", { name: /Call CAbrowser0001/ }).click();
     const transcript = page.getByRole("list", { name: "Transcript" });
     await transcript.getByText("I need a table for two").waitFor();
@@ -200,7 +202,7 @@ describe.each(testDialects)("the board in the browser (%s)", needs("chromium"), 
     ]);
     expect(await page.locator("main img").count()).toBe(0);
     expect(page.url()).toContain(`/calls/${record.callId}`);
-    await page.getByRole("navigation").getByRole("link", { name: "Board" }).click();
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Board" }).click();
   });
 
   it("signing out returns to sign-in and forgets the token; signing in comes back to the board", async () => {

@@ -3,14 +3,14 @@
 import { lazy, Suspense } from "react";
 import { Loading } from "./components.tsx";
 import { SignIn } from "./pages/SignIn.tsx";
-import { usePath } from "./router.tsx";
+import { useLocation } from "./router.tsx";
 import { useSession } from "./use-resource.ts";
 
 const SignedIn = lazy(() => import("./SignedIn.tsx"));
 
 export function App() {
   const session = useSession();
-  const path = usePath();
+  const { path } = useLocation();
   if (!session) return <SignIn />;
   return (
     <Suspense fallback={<Loading />}>

@@ -1,6 +1,6 @@
 // The one way the dashboard talks to the server: JSON over /api/v1 with the bearer token in a header (never in a
 // URL). Errors keep the API's `detail`, and 422s are split into per-field messages for the form that sent them.
-import type { Session } from "./types.ts";
+import type { Session } from "./api-types.ts";
 
 const TOKEN_KEY = "agent-platform.session";
 
@@ -48,6 +48,41 @@ export function authHeaders(): Record<string, string> {
   return current ? { authorization: `Bearer ${current.token}` } : {};
 }
 
+const FIELD_NAMES: Record<string, string> = {
+  url: "URL",
+  color: "Colour",
+  content: "Comment",
+  max_concurrent_tasks: "Max concurrent tasks",
+  runtime_config: "MCP servers",
+  assignee_id: "Assignee",
+  project_id: "Project",
+  parent_issue_id: "Parent issue",
+  depends_on_issue_id: "Dependency",
+};
+
+/** `due_date` → "Due date": the field as a person calls it. */
+export function fieldName(field: string): string {
+  const known = FIELD_NAMES[field];
+  if (known) return known;
+  const words = field.replace(/_id$/, "").replaceAll("_", " ");
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** One 422 item in plain words naming its field; messages the server already words for people are kept. */
+function plainMessage(field: string, item: { type?: string; msg?: string }): string {
+  const name = fieldName(field);
+  const msg = item.msg ?? "";
+  const limit = /([<>]=?)\s*(\d+)/.exec(msg)?.[2];
+  if (item.type === "missing" || /received undefined/.test(msg)) return `${name} is required`;
+  if (item.type === "too_small" && /string/.test(msg))
+    return limit === "1" ? `${name} is required` : `${name} must be at least ${limit} characters`;
+  if (item.type === "too_big" && /string/.test(msg)) return `${name} is too long: at most ${limit} characters`;
+  if (item.type === "too_small" && limit) return `${name} must be at least ${limit}`;
+  if (item.type === "too_big" && limit) return `${name} must be at most ${limit}`;
+  if (/^(Invalid input|Invalid option|Invalid value)/.test(msg) || msg === "") return `${name} is not valid`;
+  return msg;
+}
+
 /** Turns a failed response into an ApiError; a 401 on a signed-in call ends the session (back to sign-in). */
 export async function failure(response: Response): Promise<ApiError> {
   let detail: unknown;
@@ -59,15 +94,12 @@ export async function failure(response: Response): Promise<ApiError> {
   if (response.status === 401 && current) setSession(null);
   if (Array.isArray(detail)) {
     const fields: Record<string, string> = {};
-    for (const item of detail as { loc?: unknown[]; msg?: string }[]) {
-      const loc = (item.loc ?? []).filter((part) => part !== "body");
+    for (const item of detail as { loc?: unknown[]; msg?: string; type?: string }[]) {
+      const loc = (item.loc ?? []).filter((part) => part !== "body" && part !== "query");
       const key = loc.length > 0 ? String(loc[0]) : "_";
-      fields[key] ??= item.msg ?? "Invalid value";
+      fields[key] ??= key === "_" ? (item.msg ?? "Invalid input") : plainMessage(key, item);
     }
-    const summary = Object.entries(fields)
-      .map(([field, message]) => (field === "_" ? message : `${field}: ${message}`))
-      .join("; ");
-    return new ApiError(response.status, summary || "Invalid input", fields);
+    return new ApiError(response.status, Object.values(fields).join("; ") || "Invalid input", fields);
   }
   const message = typeof detail === "string" ? detail : `${response.status} ${response.statusText || "Request failed"}`;
   return new ApiError(response.status, message);

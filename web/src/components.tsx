@@ -1,6 +1,9 @@
-// Small pieces every page uses: error lines, labelled fields, dialogs, loading and empty states.
+// Small pieces every page uses, and the one error pattern: a form's messages next to its fields (fieldError, with
+// formError for the rest), an action's failure on one line (ErrorLine), a failed load as an alert with Retry.
 import { type ReactNode, useEffect, useId, useRef } from "react";
 import { ApiError } from "./api.ts";
+import { Link } from "./router.tsx";
+import type { Resource } from "./use-resource.ts";
 
 export function ErrorLine({ error }: { error: unknown }) {
   if (!error) return null;
@@ -25,7 +28,7 @@ export function formError(error: unknown, shownFields: string[]): string | undef
   if (error instanceof ApiError && error.status === 422) {
     const rest = Object.entries(error.fields).filter(([field]) => !shownFields.includes(field));
     if (rest.length === 0) return undefined;
-    return rest.map(([field, message]) => (field === "_" ? message : `${field}: ${message}`)).join("; ");
+    return rest.map(([, message]) => message).join("; ");
   }
   return error instanceof Error ? error.message : String(error);
 }
@@ -33,7 +36,7 @@ export function formError(error: unknown, shownFields: string[]): string | undef
 export function Field(props: {
   label: string;
   error?: string | undefined;
-  hint?: string;
+  hint?: string | undefined;
   children: (id: string, describedBy: string | undefined, invalid: boolean) => ReactNode;
 }) {
   const id = useId();
@@ -50,7 +53,7 @@ export function Field(props: {
         </span>
       )}
       {props.error && (
-        <span className="field-error" id={errorId} role="alert">
+        <span className="field-error" id={errorId}>
           {props.error}
         </span>
       )}
@@ -59,7 +62,7 @@ export function Field(props: {
 }
 
 /** A modal dialog (the native <dialog>): Esc closes it, focus goes into it and back. */
-export function Dialog(props: { title: string; onClose: () => void; children: ReactNode }) {
+export function Dialog(props: { title: string; onClose: () => void; children: ReactNode; className?: string }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   // The latest onClose, without reopening the dialog (and moving focus) each time the page re-renders.
@@ -77,11 +80,11 @@ export function Dialog(props: { title: string; onClose: () => void; children: Re
     return () => {
       dialog.removeEventListener("cancel", cancel);
       dialog.close();
-      opener?.focus?.();
+      if (opener?.isConnected) opener.focus();
     };
   }, []);
   return (
-    <dialog ref={ref} aria-labelledby={titleId} className="dialog">
+    <dialog ref={ref} aria-labelledby={titleId} className={`dialog ${props.className ?? ""}`}>
       <div className="dialog-head">
         <h2 id={titleId}>{props.title}</h2>
         <button type="button" className="ghost" onClick={props.onClose} aria-label="Close">
@@ -94,18 +97,54 @@ export function Dialog(props: { title: string; onClose: () => void; children: Re
 }
 
 export function Loading() {
-  return <p className="muted">Loading…</p>;
+  return (
+    <p className="muted" aria-busy="true">
+      Loading…
+    </p>
+  );
 }
 
 export function Empty({ children }: { children: ReactNode }) {
   return <p className="empty">{children}</p>;
 }
 
-export function timeAgo(iso: string): string {
-  const at = new Date(`${iso.replace(/Z?$/, "")}Z`).getTime();
-  const seconds = Math.round((Date.now() - at) / 1000);
-  if (seconds < 60) return "just now";
-  if (seconds < 3600) return `${Math.round(seconds / 60)} min ago`;
-  if (seconds < 86_400) return `${Math.round(seconds / 3600)} h ago`;
-  return new Date(at).toLocaleDateString();
+/** A load that failed: what failed, in words, and a Retry button that asks again. */
+export function LoadFailed({ error, onRetry, what }: { error: unknown; onRetry: () => void; what: string }) {
+  const message = error instanceof Error ? error.message : String(error);
+  return (
+    <div className="load-failed" role="alert">
+      <p>
+        Could not load {what}: {message}
+      </p>
+      <button type="button" onClick={onRetry}>
+        Retry
+      </button>
+    </div>
+  );
+}
+
+/**
+ * What a resource holds once loaded; until then "Loading…", and after a failure an alert with Retry (never loading
+ * forever). Later failures of a reload keep the data on screen and add the alert above it.
+ */
+export function Loaded<T>(props: { resource: Resource<T>; what: string; children: (data: T) => ReactNode }) {
+  const { data, error, reload } = props.resource;
+  if (data === undefined) return error ? <LoadFailed error={error} onRetry={reload} what={props.what} /> : <Loading />;
+  return (
+    <>
+      {error && <LoadFailed error={error} onRetry={reload} what={props.what} />}
+      {props.children(data)}
+    </>
+  );
+}
+
+/** A page that is not there: said plainly, with a way home. */
+export function NotFound({ home, what = "Page" }: { home: string; what?: string }) {
+  return (
+    <main className="page not-found">
+      <h1>{what} not found</h1>
+      <p className="muted">There is nothing at this address. It may have been deleted, or the link may be wrong.</p>
+      <Link to={home}>Go to the board</Link>
+    </main>
+  );
 }

@@ -3,7 +3,7 @@
 import { useEffect, useRef } from "react";
 import { EVENT_TYPES } from "../../src/events/event-types.ts";
 import { api } from "./api.ts";
-import type { PlatformEvent } from "./types.ts";
+import type { PlatformEvent } from "./api-types.ts";
 
 type Handler = (event: PlatformEvent) => void;
 

@@ -1,13 +1,14 @@
 // A small Markdown renderer that builds React elements only: user text is never parsed as HTML, and links are
-// kept only for http(s) and mailto targets. Covers what issue text uses: headings, paragraphs, lists, quotes,
-// fenced code, inline code, bold, italic and links.
+// kept only for http(s) and mailto targets. Covers what people and agents write: headings, paragraphs, lists and
+// task lists (`- [ ]`, `- [x]`), quotes, fenced code, inline code, bold, italic, strikethrough and links.
 import type { ReactNode } from "react";
 
 const SAFE_LINK = /^(https?:\/\/|mailto:)/i;
 
 function inline(text: string, key: string): ReactNode[] {
   const out: ReactNode[] = [];
-  const pattern = /(`[^`]+`)|(\*\*[^*]+\*\*)|(\*[^*\s][^*]*\*|_[^_\s][^_]*_)|(\[[^\]]+\]\([^)\s]+\))/g;
+  const pattern =
+    /(`[^`]+`)|(\*\*[^*]+\*\*|__[^_]+__)|(\*[^*\s][^*]*\*|_[^_\s][^_]*_)|(~~[^~]+~~)|(\[[^\]]+\]\([^)\s]+\))/g;
   let last = 0;
   let index = 0;
   for (const found of text.matchAll(pattern)) {
@@ -18,6 +19,7 @@ function inline(text: string, key: string): ReactNode[] {
     if (found[1]) out.push(<code key={k}>{token.slice(1, -1)}</code>);
     else if (found[2]) out.push(<strong key={k}>{inline(token.slice(2, -2), k)}</strong>);
     else if (found[3]) out.push(<em key={k}>{inline(token.slice(1, -1), k)}</em>);
+    else if (found[4]) out.push(<del key={k}>{inline(token.slice(2, -2), k)}</del>);
     else {
       const [, label = "", href = ""] = /^\[([^\]]+)\]\(([^)\s]+)\)$/.exec(token) ?? [];
       out.push(
@@ -69,7 +71,19 @@ export function Markdown({ text }: { text: string }) {
       const items: ReactNode[] = [];
       while (index < lines.length && /^\s*([-*+]|\d+\.)\s+/.test(lines[index]!)) {
         const item = lines[index]!.replace(/^\s*([-*+]|\d+\.)\s+/, "");
-        items.push(<li key={`${k}-${items.length}`}>{inline(item, `${k}-${items.length}`)}</li>);
+        const itemKey = `${k}-${items.length}`;
+        const task = /^\[([ xX])\]\s+(.*)$/.exec(item);
+        items.push(
+          task ? (
+            <li key={itemKey} className="task-item">
+              <label>
+                <input type="checkbox" checked={task[1] !== " "} disabled readOnly /> {inline(task[2]!, itemKey)}
+              </label>
+            </li>
+          ) : (
+            <li key={itemKey}>{inline(item, itemKey)}</li>
+          ),
+        );
         index++;
       }
       blocks.push(ordered ? <ol key={k}>{items}</ol> : <ul key={k}>{items}</ul>);

@@ -1,18 +1,31 @@
-// A small history router: paths are the state, links are real <a href> so every page has a URL.
-import { type MouseEvent, type ReactNode, useEffect, useState } from "react";
+// A small history router: the address (path and query) is the state, links are real <a href> so every page has a URL
+// and a reload or a shared link shows the same thing.
+import { type AnchorHTMLAttributes, type MouseEvent, useEffect, useState } from "react";
 
 const listeners = new Set<() => void>();
 
-export function navigate(path: string, replace = false): void {
-  if (replace) history.replaceState(null, "", path);
-  else history.pushState(null, "", path);
+export function navigate(to: string, replace = false): void {
+  if (`${location.pathname}${location.search}` === to) return;
+  if (replace) history.replaceState(null, "", to);
+  else history.pushState(null, "", to);
   for (const listener of listeners) listener();
 }
 
-export function usePath(): string {
-  const [path, setPath] = useState(location.pathname);
+export interface Place {
+  path: string;
+  search: string;
+}
+
+const here = (): Place => ({ path: location.pathname, search: location.search });
+
+/** The current path and query, updated on navigation and on the browser's back and forward. */
+export function useLocation(): Place {
+  const [place, setPlace] = useState(here);
   useEffect(() => {
-    const update = () => setPath(location.pathname);
+    const update = () =>
+      setPlace((current) =>
+        current.path === location.pathname && current.search === location.search ? current : here(),
+      );
     listeners.add(update);
     window.addEventListener("popstate", update);
     return () => {
@@ -20,30 +33,27 @@ export function usePath(): string {
       window.removeEventListener("popstate", update);
     };
   }, []);
-  return path;
+  return place;
 }
 
-export function Link(props: {
-  to: string;
-  children: ReactNode;
-  className?: string;
-  "aria-current"?: "page" | undefined;
-  draggable?: boolean;
-  onDragStart?: (event: React.DragEvent<HTMLAnchorElement>) => void;
-  onDragEnd?: () => void;
-  "aria-label"?: string;
-}) {
-  const { to, children, ...rest } = props;
+/** Replaces the query of the current address (empty values dropped), keeping the history entry. */
+export function replaceQuery(params: Record<string, string>): void {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) if (value) search.set(key, value);
+  const text = search.toString();
+  navigate(`${location.pathname}${text ? `?${text}` : ""}`, true);
+}
+
+export function Link(props: AnchorHTMLAttributes<HTMLAnchorElement> & { to: string }) {
+  const { to, onClick, ...rest } = props;
   const follow = (event: MouseEvent<HTMLAnchorElement>) => {
+    onClick?.(event);
+    if (event.defaultPrevented) return;
     if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
     event.preventDefault();
     navigate(to);
   };
-  return (
-    <a href={to} onClick={follow} {...rest}>
-      {children}
-    </a>
-  );
+  return <a href={to} onClick={follow} {...rest} />;
 }
 
 /** Matches `/w/:ws/issues/:id`-style patterns; returns the named parts or null. */

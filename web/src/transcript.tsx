@@ -1,6 +1,8 @@
 // AG-UI events (official dialect) folded into a chat transcript: text messages, tool calls with their arguments
-// and results, approvals, and how the run ended. Task runs and agent chats render through the same pieces.
-import type { Approval } from "./types.ts";
+// and results, approvals, and how the run ended. Task runs and agent chats render through the same pieces: text as
+// sanitised Markdown, tool arguments and results as collapsible, pretty-printed JSON.
+import type { Approval } from "./api-types.ts";
+import { Markdown } from "./markdown.tsx";
 
 export type TranscriptItem =
   | { kind: "text"; id: string; role: string; text: string }
@@ -67,10 +69,12 @@ function prettyJson(text: string): string {
 
 export function Transcript({
   items,
+  agentName = "Agent",
   renderApproval,
 }: {
   items: TranscriptItem[];
-  renderApproval?: (approval: Approval, decided: boolean) => React.ReactNode;
+  agentName?: string;
+  renderApproval?: ((approval: Approval, decided: boolean) => React.ReactNode) | undefined;
 }) {
   return (
     <ol className="transcript" aria-label="Transcript">
@@ -79,20 +83,27 @@ export function Transcript({
           case "text":
             return (
               <li key={`t-${item.id}`} className={`bubble ${item.role}`}>
-                <span className="who">{item.role === "user" ? "You" : "Agent"}</span>
-                <p>{item.text}</p>
+                <span className="who">{item.role === "user" ? "You" : agentName}</span>
+                <Markdown text={item.text} />
               </li>
             );
           case "tool":
             return (
               <li key={`c-${item.id}`} className="tool-call">
-                <span className="who">Tool call</span> <code>{item.name}</code>
-                <pre>{prettyJson(item.args)}</pre>
+                <details>
+                  <summary>
+                    Called <code>{item.name}</code>
+                    {item.result === undefined && <span className="muted"> (waiting for its result)</span>}
+                  </summary>
+                  <pre>{prettyJson(item.args)}</pre>
+                </details>
                 {item.result !== undefined && (
-                  <>
-                    <span className="who">Result</span>
+                  <details className="tool-result">
+                    <summary>
+                      Result of <code>{item.name}</code>
+                    </summary>
                     <pre>{prettyJson(item.result)}</pre>
-                  </>
+                  </details>
                 )}
               </li>
             );

@@ -1,7 +1,7 @@
 // Loads something from the API for a view, and reloads it on demand (live updates call reload).
 import { useCallback, useEffect, useRef, useState } from "react";
 import { getSession, onSessionChange } from "./api.ts";
-import type { Session } from "./types.ts";
+import type { Session } from "./api-types.ts";
 
 export interface Resource<T> {
   data: T | undefined;
@@ -20,6 +20,7 @@ export function useResource<T>(load: () => Promise<T>, deps: unknown[]): Resourc
 
   const reload = useCallback(() => {
     const mine = ++generation.current;
+    setError(undefined);
     latest
       .current()
       .then((value) => {
@@ -51,4 +52,14 @@ export function useSession(): Session | null {
   const [session, setSession] = useState(getSession());
   useEffect(() => onSessionChange(setSession), []);
   return session;
+}
+
+/** Asks again each time `signal` changes after the first load, keeping what is on screen meanwhile. */
+export function useReloadOn(signal: unknown, reload: () => void): void {
+  const seen = useRef(signal);
+  useEffect(() => {
+    if (Object.is(seen.current, signal)) return;
+    seen.current = signal;
+    reload();
+  }, [signal, reload]);
 }

@@ -1,8 +1,9 @@
 // What every page of a workspace shares: its members, agents, labels and projects, kept fresh by the event stream.
-import { createContext, type ReactNode, useContext } from "react";
+import { createContext, type ReactNode, useContext, useMemo } from "react";
 import { getAll } from "./api.ts";
+import type { Agent, Label, Member, Project } from "./api-types.ts";
+import { LoadFailed } from "./components.tsx";
 import { useCoalesced, useWorkspaceEvents } from "./live.ts";
-import type { Agent, Label, Member, Project } from "./types.ts";
 import { useResource } from "./use-resource.ts";
 
 export interface WorkspaceData {
@@ -11,6 +12,10 @@ export interface WorkspaceData {
   agents: Agent[];
   labels: Label[];
   projects: Project[];
+  /** False until the first answer: names are not known yet. */
+  loaded: boolean;
+  /** Asks for all of it again at once (after a change here, before its event arrives). */
+  reload: () => void;
 }
 
 const Context = createContext<WorkspaceData | null>(null);
@@ -29,8 +34,24 @@ export function WorkspaceProvider({ id, children }: { id: string; children: Reac
   useWorkspaceEvents(id, (event) => {
     if (event.type === "stream.open" || /^(member|agent|label|project|task)\./.test(event.type)) reload();
   });
-  const data = shared.data ?? { id, members: [], agents: [], labels: [], projects: [] };
-  return <Context.Provider value={data}>{children}</Context.Provider>;
+  const data = useMemo<WorkspaceData>(
+    () => ({
+      ...(shared.data ?? { id, members: [], agents: [], labels: [], projects: [] }),
+      loaded: shared.data !== undefined,
+      reload: shared.reload,
+    }),
+    [shared.data, shared.reload, id],
+  );
+  return (
+    <Context.Provider value={data}>
+      {shared.error && (
+        <div className="page-alert">
+          <LoadFailed error={shared.error} onRetry={shared.reload} what="the workspace's members, agents and labels" />
+        </div>
+      )}
+      {children}
+    </Context.Provider>
+  );
 }
 
 export function useWorkspace(): WorkspaceData {
@@ -41,10 +62,12 @@ export function useWorkspace(): WorkspaceData {
 
 /** "Ada" for a member, "🤖 Reviewer (agent)" style for an agent: who an assignee or author is, in words. */
 export function actorName(data: WorkspaceData, type: string | null, id: string | null): string {
+  if (type === "system") return "The platform";
   if (!id) return "Unassigned";
-  if (type === "agent") return data.agents.find((agent) => agent.id === id)?.name ?? "Unknown agent";
+  if (!data.loaded) return "…";
+  if (type === "agent") return data.agents.find((agent) => agent.id === id)?.name ?? "A deleted agent";
   const member = data.members.find((each) => each.user_id === id);
-  return member?.user.name ?? "Unknown member";
+  return member?.user.name ?? "A former member";
 }
 
 /** Combobox options for an assignee: "member:<user id>" or "agent:<agent id>". */

@@ -1,21 +1,32 @@
 // An issue as the API shows it, read from its row and its workspace's prefix.
+import { sql } from "kysely";
 import type { z } from "zod";
-import type { Db } from "../../db/index.ts";
+import { type Db, isPostgres } from "../../db/index.ts";
 import type { IssuesTable } from "../../db/schema.ts";
 import { fromJson } from "../../db/values.ts";
 import type { issueSchema } from "./schemas.ts";
 
 export type Issue = z.infer<typeof issueSchema>;
 
-export type IssueRow = IssuesTable & { issue_prefix: string };
+/** `label_ids`: the ids of the labels linked to the issue, as a JSON array text (absent on a row just inserted). */
+export type IssueRow = IssuesTable & { issue_prefix: string; label_ids?: string };
 
-export const toIssue = ({ issue_prefix, ...row }: IssueRow): Issue => ({
-  ...(row as Omit<Issue, "identifier" | "acceptance_criteria" | "position" | "number">),
+export const toIssue = ({ issue_prefix, label_ids, ...row }: IssueRow): Issue => ({
+  ...(row as Omit<Issue, "identifier" | "acceptance_criteria" | "position" | "number" | "label_ids">),
   number: Number(row.number),
   position: Number(row.position),
   identifier: `${issue_prefix}-${row.number}`,
   acceptance_criteria: fromJson<string[]>(row.acceptance_criteria, []),
+  label_ids: fromJson<string[]>(label_ids ?? null, []),
 });
+
+/** The issue's label ids as a JSON array text, in id order, read beside the issue (one statement, both databases). */
+const labelIdsJson = (db: Db) =>
+  isPostgres(db)
+    ? sql<string>`(select coalesce(json_agg(issue_labels.label_id order by issue_labels.label_id), '[]'::json)::text
+        from issue_labels where issue_labels.issue_id = issues.id)`
+    : sql<string>`(select json_group_array(issue_labels.label_id order by issue_labels.label_id)
+        from issue_labels where issue_labels.issue_id = issues.id)`;
 
 export const issueQuery = (db: Db, workspaceId: string) =>
   db
@@ -23,4 +34,5 @@ export const issueQuery = (db: Db, workspaceId: string) =>
     .innerJoin("workspaces", "workspaces.id", "issues.workspace_id")
     .selectAll("issues")
     .select("workspaces.issue_prefix")
+    .select(labelIdsJson(db).as("label_ids"))
     .where("issues.workspace_id", "=", workspaceId);

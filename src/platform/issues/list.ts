@@ -152,6 +152,8 @@ const sqliteIssueArray = sql<string>`'[' || coalesce(group_concat(json_object(${
   sql`page.issue_prefix || '-' || page.number`,
   sql.lit("acceptance_criteria"),
   sql`json(coalesce(page.acceptance_criteria, '[]'))`,
+  sql.lit("label_ids"),
+  sql`json(page.label_ids)`,
 ])}), ',' order by page.position, page.created_at, page.id), '') || ']'`.as("json");
 
 const postgresIssueArray = sql<string>`coalesce(json_agg(json_build_object(${pairs([
@@ -159,4 +161,6 @@ const postgresIssueArray = sql<string>`coalesce(json_agg(json_build_object(${pai
   sql`page.issue_prefix || '-' || page.number`,
   sql.lit("acceptance_criteria"),
   sql`coalesce(page.acceptance_criteria, '[]')::json`,
+  sql.lit("label_ids"),
+  sql`page.label_ids::json`,
 ])}) order by page.position, page.created_at, page.id), '[]')::text`.as("json");

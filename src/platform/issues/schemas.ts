@@ -26,6 +26,7 @@ export const issueSchema = z
     acceptance_criteria: z.array(z.string()),
     position: z.number(),
     due_date: z.string().nullable(),
+    label_ids: z.array(z.string()).describe("The labels linked to the issue (issues/{id}/labels links and unlinks)"),
     created_at: z.string(),
     updated_at: z.string(),
   })

@@ -101,7 +101,7 @@ export function AgentChat({ agentId, agentName }: { agentId: string; agentName: 
           New thread
         </button>
       </div>
-      <Transcript items={thread.items} />
+      <Transcript items={thread.items} agentName={agentName} />
       {busy && <p className="muted">{agentName} is answering…</p>}
       <ErrorLine error={error} />
       <form onSubmit={send} className="chat-form">

@@ -1,8 +1,9 @@
 // Create or edit an agent: name, model, instructions, tools, MCP servers, approval rules, max concurrent tasks.
-import { type FormEvent, useState } from "react";
+import { type FormEvent, useRef, useState } from "react";
 import { api } from "../api.ts";
+import type { Agent, RuntimeConfig } from "../api-types.ts";
 import { ErrorLine, Field, fieldError, formError } from "../components.tsx";
-import type { Agent } from "../types.ts";
+import { checkForm, json, maxLength, modelName, required, useFocusInvalid, wholeNumber } from "../forms.ts";
 
 const SHOWN = ["name", "model", "instructions", "tools", "runtime_config", "max_concurrent_tasks"];
 
@@ -20,19 +21,32 @@ export function AgentForm(props: {
   onSaved: (agent: Agent) => void;
 }) {
   const { agent } = props;
+  const config = (agent?.runtime_config ?? {}) as RuntimeConfig;
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
+  const formRef = useRef<HTMLFormElement>(null);
+  useFocusInvalid(formRef, error);
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
     const text = (name: string) => String(form.get(name) ?? "");
-    let mcpServers: unknown;
-    try {
-      mcpServers = text("mcp_servers").trim() ? JSON.parse(text("mcp_servers")) : [];
-    } catch {
-      setError(new Error('MCP servers: not valid JSON (a list such as [{"name": "files", "url": "https://…"}])'));
+    const invalid = checkForm([
+      { field: "name", label: "Name", value: text("name"), checks: [required, maxLength(200)] },
+      { field: "model", label: "Model", value: text("model"), checks: [modelName] },
+      { field: "instructions", label: "Instructions", value: text("instructions"), checks: [maxLength(100_000)] },
+      { field: "runtime_config", label: "MCP servers", value: text("mcp_servers"), checks: [json] },
+      {
+        field: "max_concurrent_tasks",
+        label: "Max concurrent tasks",
+        value: text("max_concurrent_tasks"),
+        checks: [wholeNumber(1, 100)],
+      },
+    ]);
+    if (invalid) {
+      setError(invalid);
       return;
     }
+    const mcpServers: unknown = text("mcp_servers").trim() ? JSON.parse(text("mcp_servers")) : [];
     const approvals = list(text("approval_required"));
     const body = {
       name: text("name"),
@@ -40,7 +54,7 @@ export function AgentForm(props: {
       instructions: text("instructions") || null,
       tools: list(text("tools")),
       runtime_config: { ...(agent?.runtime_config ?? {}), mcp_servers: mcpServers, approval_required: approvals },
-      max_concurrent_tasks: Number(text("max_concurrent_tasks") || "1"),
+      max_concurrent_tasks: Number(text("max_concurrent_tasks")),
     };
     setBusy(true);
     setError(undefined);
@@ -57,7 +71,7 @@ export function AgentForm(props: {
   };
   const configError = fieldError(error, "runtime_config");
   return (
-    <form onSubmit={submit} noValidate className="agent-form">
+    <form ref={formRef} onSubmit={submit} noValidate className="agent-form">
       <Field label="Name" error={fieldError(error, "name")}>
         {(id, describedBy, invalid) => (
           <input id={id} name="name" defaultValue={agent?.name} aria-describedby={describedBy} aria-invalid={invalid} />
@@ -107,7 +121,7 @@ export function AgentForm(props: {
             id={id}
             name="mcp_servers"
             rows={3}
-            defaultValue={agent?.runtime_config.mcp_servers ? JSON.stringify(agent.runtime_config.mcp_servers) : ""}
+            defaultValue={config.mcp_servers ? JSON.stringify(config.mcp_servers) : ""}
             aria-describedby={describedBy}
             aria-invalid={invalid}
           />
@@ -118,7 +132,7 @@ export function AgentForm(props: {
           <input
             id={id}
             name="approval_required"
-            defaultValue={agent?.runtime_config.approval_required?.join(", ") ?? ""}
+            defaultValue={config.approval_required?.join(", ") ?? ""}
             aria-describedby={describedBy}
           />
         )}

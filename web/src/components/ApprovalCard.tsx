@@ -1,8 +1,8 @@
 // A tool call waiting for a person: the tool, its arguments, and Approve / Deny with an optional comment.
 import { useState } from "react";
 import { api } from "../api.ts";
+import type { Approval } from "../api-types.ts";
 import { ErrorLine } from "../components.tsx";
-import type { Approval } from "../types.ts";
 
 export function ApprovalCard(props: { workspaceId: string; approval: Approval; onDecided?: () => void }) {
   const { approval } = props;

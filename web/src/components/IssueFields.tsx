@@ -1,28 +1,33 @@
-// The issue's fields: status, priority, assignee (members and agents), project and labels, each saved on change.
-import { useId } from "react";
+// The issue's fields: status, priority, assignee (members and agents), project, due date and labels, each saved on
+// change and shown at once.
+import { useId, useState } from "react";
 import { api } from "../api.ts";
-import { type Issue, type Label, PRIORITIES, STATUSES } from "../types.ts";
-import { useResource } from "../use-resource.ts";
+import { type Issue, isArchived, type Label, PRIORITIES, STATUSES } from "../api-types.ts";
+import { ErrorLine } from "../components.tsx";
 import { AssigneeOptions, assigneeFields, useWorkspace } from "../workspace.tsx";
 
 export function IssueFields(props: {
   issue: Issue;
   update: (changes: Partial<Issue>) => Promise<void>;
-  revision: number;
+  setIssue: (change: (issue: Issue) => Issue) => void;
+  reload: () => void;
 }) {
   const { issue, update } = props;
   const ws = useWorkspace();
-  const ids = { status: useId(), priority: useId(), assignee: useId(), project: useId() };
-  const labels = useResource(
-    () => api.get<Label[]>(`workspaces/${ws.id}/issues/${issue.id}/labels`),
-    [ws.id, issue.id, props.revision],
-  );
-  const linked = new Set((labels.data ?? []).map((label) => label.id));
+  const ids = { status: useId(), priority: useId(), assignee: useId(), project: useId(), due: useId() };
+  const [error, setError] = useState<unknown>();
+  const linked = new Set(issue.label_ids);
+  const projects = ws.projects.filter((project) => !isArchived(project) || project.id === issue.project_id);
 
   const toggle = async (label: Label, on: boolean) => {
-    labels.set((list) => (on ? [...list, label] : list.filter((each) => each.id !== label.id)));
+    setError(undefined);
+    props.setIssue((current) => ({
+      ...current,
+      label_ids: on ? [...current.label_ids, label.id] : current.label_ids.filter((id) => id !== label.id),
+    }));
     const path = `workspaces/${ws.id}/issues/${issue.id}/labels/${label.id}`;
-    await (on ? api.post(path) : api.delete(path)).finally(labels.reload);
+    await (on ? api.post(path) : api.delete(path)).catch(setError);
+    props.reload();
   };
 
   return (
@@ -45,9 +50,9 @@ export function IssueFields(props: {
         value={issue.priority}
         onChange={(event) => update({ priority: event.target.value as Issue["priority"] })}
       >
-        {PRIORITIES.map((priority) => (
+        {PRIORITIES.map(([priority, title]) => (
           <option key={priority} value={priority}>
-            {priority}
+            {title}
           </option>
         ))}
       </select>
@@ -66,22 +71,32 @@ export function IssueFields(props: {
         onChange={(event) => update({ project_id: event.target.value || null })}
       >
         <option value="">No project</option>
-        {ws.projects.map((project) => (
+        {projects.map((project) => (
           <option key={project.id} value={project.id}>
             {project.title}
+            {isArchived(project) ? " (archived)" : ""}
           </option>
         ))}
       </select>
+      <label htmlFor={ids.due}>Due date</label>
+      <input
+        id={ids.due}
+        type="date"
+        value={issue.due_date?.slice(0, 10) ?? ""}
+        onChange={(event) => update({ due_date: event.target.value || null })}
+      />
       <fieldset className="labels">
         <legend>Labels</legend>
         {ws.labels.length === 0 && <p className="muted">No labels in this workspace.</p>}
         {ws.labels.map((label) => (
           <label key={label.id} className="check">
             <input type="checkbox" checked={linked.has(label.id)} onChange={(e) => toggle(label, e.target.checked)} />{" "}
+            <span className="dot" style={{ background: label.color }} aria-hidden="true" />
             {label.name}
           </label>
         ))}
       </fieldset>
+      <ErrorLine error={error} />
     </div>
   );
 }

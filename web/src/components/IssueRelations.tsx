@@ -1,25 +1,23 @@
-// Parent and sub-issues, and dependencies (add and remove), of one issue.
+// Parent and sub-issues, and dependencies (add and remove), of one issue; named by identifier and title.
 import { type FormEvent, useState } from "react";
-import { api, getAll } from "../api.ts";
-import { ErrorLine } from "../components.tsx";
+import { api } from "../api.ts";
+import type { Dependency, Issue } from "../api-types.ts";
+import { ErrorLine, LoadFailed } from "../components.tsx";
 import { Link } from "../router.tsx";
-import type { Dependency, Issue } from "../types.ts";
-import { useResource } from "../use-resource.ts";
+import type { Resource } from "../use-resource.ts";
 import { useWorkspace } from "../workspace.tsx";
 
-export function IssueRelations({ issue, revision }: { issue: Issue; revision: number }) {
+export function IssueRelations(props: {
+  issue: Issue;
+  related: Resource<{ all: Issue[]; dependencies: Dependency[] }>;
+  byId: Map<string, Issue>;
+}) {
+  const { issue, related, byId } = props;
   const ws = useWorkspace();
   const [error, setError] = useState<unknown>();
-  const related = useResource(async () => {
-    const [children, dependencies, all] = await Promise.all([
-      getAll<Issue>(`workspaces/${ws.id}/issues/?parent_issue_id=${issue.id}`),
-      getAll<Dependency>(`workspaces/${ws.id}/issues/${issue.id}/dependencies/`),
-      getAll<Issue>(`workspaces/${ws.id}/issues/`),
-    ]);
-    return { children, dependencies, all };
-  }, [ws.id, issue.id, revision]);
   const all = related.data?.all ?? [];
-  const byId = new Map(all.map((each) => [each.id, each]));
+  const others = all.filter((each) => each.id !== issue.id);
+  const children = all.filter((each) => each.parent_issue_id === issue.id);
   const parent = issue.parent_issue_id ? byId.get(issue.parent_issue_id) : undefined;
   const ref = (other: Issue | undefined) =>
     other ? (
@@ -53,26 +51,26 @@ export function IssueRelations({ issue, revision }: { issue: Issue; revision: nu
     }
   };
 
+  if (related.error && !related.data)
+    return <LoadFailed error={related.error} onRetry={related.reload} what="the related issues" />;
   return (
     <div className="relations">
       <label className="stack">
         Parent issue
         <select value={issue.parent_issue_id ?? ""} onChange={(event) => setParent(event.target.value)}>
           <option value="">None</option>
-          {all
-            .filter((each) => each.id !== issue.id)
-            .map((each) => (
-              <option key={each.id} value={each.id}>
-                {each.identifier} {each.title}
-              </option>
-            ))}
+          {others.map((each) => (
+            <option key={each.id} value={each.id}>
+              {each.identifier} {each.title}
+            </option>
+          ))}
         </select>
       </label>
       {parent && <p>Sub-issue of {ref(parent)}</p>}
       <h3>Sub-issues</h3>
-      {related.data?.children.length ? (
+      {children.length ? (
         <ul>
-          {related.data.children.map((child) => (
+          {children.map((child) => (
             <li key={child.id}>{ref(child)}</li>
           ))}
         </ul>
@@ -110,13 +108,11 @@ export function IssueRelations({ issue, revision }: { issue: Issue; revision: nu
           <option value="related">related to</option>
         </select>
         <select name="target" aria-label="Dependency target" required>
-          {all
-            .filter((each) => each.id !== issue.id)
-            .map((each) => (
-              <option key={each.id} value={each.id}>
-                {each.identifier} {each.title}
-              </option>
-            ))}
+          {others.map((each) => (
+            <option key={each.id} value={each.id}>
+              {each.identifier} {each.title}
+            </option>
+          ))}
         </select>
         <button type="submit">Add dependency</button>
       </form>

@@ -1,15 +1,21 @@
 // The agents' tasks on this issue, newest first; each task's current run streams like a chat, with Cancel task
-// while it is open and Approve / Deny on a waiting tool call.
+// while it is open, Approve / Deny on a waiting tool call, and Run again once it has ended.
 import { useState } from "react";
 import { api, getAll } from "../api.ts";
-import { ErrorLine } from "../components.tsx";
-import type { Approval, Issue, Task } from "../types.ts";
-import { useResource } from "../use-resource.ts";
+import { type Approval, type Issue, OPEN_TASK_STATUSES, type Task, taskStatusTitle } from "../api-types.ts";
+import { ErrorLine, LoadFailed } from "../components.tsx";
+import { useReloadOn, useResource } from "../use-resource.ts";
 import { useWorkspace } from "../workspace.tsx";
 import { ApprovalCard } from "./ApprovalCard.tsx";
 import { RunView } from "./RunView.tsx";
+import { Time } from "./Time.tsx";
 
-const OPEN = new Set(["queued", "running", "waiting_approval"]);
+const TRIGGERS: Record<Task["trigger"], string> = {
+  assigned: "on assignment",
+  comment: "on a comment",
+  mention: "on a mention",
+  manual: "run by hand",
+};
 
 export function IssueWork({ issue, revision }: { issue: Issue; revision: number }) {
   const ws = useWorkspace();
@@ -20,14 +26,18 @@ export function IssueWork({ issue, revision }: { issue: Issue; revision: number 
       getAll<Approval>(`workspaces/${ws.id}/approvals?status=pending`),
     ]);
     return { tasks, approvals: approvals.filter((approval) => approval.issue_id === issue.id) };
-  }, [ws.id, issue.id, revision]);
-  if (!work.data || work.data.tasks.length === 0) return null;
+  }, [ws.id, issue.id]);
+  useReloadOn(revision, work.reload);
+  if (!work.data) return work.error ? <LoadFailed error={work.error} onRetry={work.reload} what="the tasks" /> : null;
+  if (work.data.tasks.length === 0) return null;
   const pending = new Map(work.data.approvals.map((approval) => [approval.id, approval]));
-
-  const cancel = async (task: Task) => {
+  const openAgents = new Set(
+    work.data.tasks.filter((task) => OPEN_TASK_STATUSES.includes(task.status)).map((task) => task.agent_id),
+  );
+  const act = async (path: string, body?: unknown) => {
     setError(undefined);
     try {
-      await api.post(`workspaces/${ws.id}/tasks/${task.id}/cancel`);
+      await api.post(path, body);
       work.reload();
     } catch (failure) {
       setError(failure);
@@ -38,17 +48,42 @@ export function IssueWork({ issue, revision }: { issue: Issue; revision: number 
     <section aria-labelledby="work-heading" className="work">
       <h2 id="work-heading">Tasks and runs</h2>
       <ErrorLine error={error} />
-      {work.data.tasks.map((task) => {
+      {work.data.tasks.map((task, index) => {
         const agent = ws.agents.find((each) => each.id === task.agent_id);
+        const name = agent?.name ?? "A deleted agent";
+        const open = OPEN_TASK_STATUSES.includes(task.status);
+        // Run again on the newest ended task of each agent without open work here.
+        const newestOfAgent = work.data?.tasks.findIndex((each) => each.agent_id === task.agent_id) === index;
         return (
-          <article key={task.id} className="task" aria-label={`Task of ${agent?.name ?? "an agent"}`}>
+          <article key={task.id} className="task" aria-label={`Task of ${name}`}>
             <header>
-              <strong>{agent?.name ?? "Agent"}</strong> <span className="tag">agent</span>{" "}
-              <span className={`status s-${task.status}`}>{task.status.replace("_", " ")}</span>{" "}
-              <span className="muted">({task.trigger})</span>
-              {OPEN.has(task.status) && (
-                <button type="button" className="danger small" onClick={() => cancel(task)}>
+              <strong>{name}</strong> <span className="tag">agent</span>{" "}
+              <span className={`status s-${task.status}`}>{taskStatusTitle(task.status)}</span>{" "}
+              <span className="muted">
+                {TRIGGERS[task.trigger]}, <Time iso={task.created_at} />
+                {task.finished_at && (
+                  <>
+                    {" "}
+                    · ended <Time iso={task.finished_at} />
+                  </>
+                )}
+              </span>
+              {open && (
+                <button
+                  type="button"
+                  className="danger small"
+                  onClick={() => act(`workspaces/${ws.id}/tasks/${task.id}/cancel`)}
+                >
                   Cancel task
+                </button>
+              )}
+              {!open && newestOfAgent && agent && !openAgents.has(task.agent_id) && (
+                <button
+                  type="button"
+                  className="small"
+                  onClick={() => act(`workspaces/${ws.id}/issues/${issue.id}/tasks`, { agent_id: task.agent_id })}
+                >
+                  Run again
                 </button>
               )}
             </header>
@@ -57,6 +92,7 @@ export function IssueWork({ issue, revision }: { issue: Issue; revision: number 
               <RunView
                 workspaceId={ws.id}
                 runId={task.run_id}
+                agentName={name}
                 renderApproval={(approval, decided) => (
                   <ApprovalCard
                     workspaceId={ws.id}

@@ -1,15 +1,16 @@
 // A task's run, live: replays runs/{id}/events and follows it until the run ends, resuming with Last-Event-ID
 // when the connection drops.
 import { useEffect, useState } from "react";
+import type { Approval } from "../api-types.ts";
 import { openStream, readSse } from "../sse.ts";
 import { type AguiEvent, applyEvent, Transcript, type TranscriptItem } from "../transcript.tsx";
-import type { Approval } from "../types.ts";
 
 const TERMINAL = new Set(["RUN_FINISHED", "RUN_ERROR"]);
 
 export function RunView(props: {
   workspaceId: string;
   runId: string;
+  agentName?: string;
   renderApproval?: (approval: Approval, decided: boolean) => React.ReactNode;
 }) {
   const [items, setItems] = useState<TranscriptItem[]>([]);
@@ -54,7 +55,7 @@ export function RunView(props: {
 
   return (
     <div className="run" aria-live="polite" aria-busy={live}>
-      <Transcript items={items} renderApproval={props.renderApproval} />
+      <Transcript items={items} agentName={props.agentName} renderApproval={props.renderApproval} />
     </div>
   );
 }

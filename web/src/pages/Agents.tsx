@@ -1,6 +1,7 @@
 // The workspace's agents with their live status, and New agent.
 import { useState } from "react";
 import { AgentForm } from "../components/AgentForm.tsx";
+import { AgentStatus } from "../components/AgentStatus.tsx";
 import { Dialog, Empty } from "../components.tsx";
 import { Link, navigate } from "../router.tsx";
 import { useWorkspace } from "../workspace.tsx";
@@ -16,14 +17,13 @@ export function Agents() {
           New agent
         </button>
       </div>
-      {ws.agents.length === 0 ? (
+      {!ws.loaded ? null : ws.agents.length === 0 ? (
         <Empty>No agents yet. An agent works the issues assigned to it.</Empty>
       ) : (
         <ul className="agent-list">
           {ws.agents.map((agent) => (
             <li key={agent.id}>
-              <Link to={`/w/${ws.id}/agents/${agent.id}`}>{agent.name}</Link>{" "}
-              <span className={`status a-${agent.status}`}>{agent.status}</span>{" "}
+              <Link to={`/w/${ws.id}/agents/${agent.id}`}>{agent.name}</Link> <AgentStatus status={agent.status} />{" "}
               <span className="muted">{agent.model ?? "default model"}</span>
             </li>
           ))}
@@ -36,6 +36,7 @@ export function Agents() {
             submitLabel="Create agent"
             onSaved={(agent) => {
               setCreating(false);
+              ws.reload();
               navigate(`/w/${ws.id}/agents/${agent.id}`);
             }}
           />

@@ -1,10 +1,11 @@
 // The workspace's pending approvals, decided from here; live as runs ask and others decide.
 import { api, getAll } from "../api.ts";
+import type { Approval, Issue } from "../api-types.ts";
 import { ApprovalCard } from "../components/ApprovalCard.tsx";
-import { Empty, ErrorLine, Loading } from "../components.tsx";
+import { Time } from "../components/Time.tsx";
+import { Empty, Loaded } from "../components.tsx";
 import { useCoalesced, useWorkspaceEvents } from "../live.ts";
 import { Link } from "../router.tsx";
-import type { Approval, Issue } from "../types.ts";
 import { useResource } from "../use-resource.ts";
 import { useWorkspace } from "../workspace.tsx";
 
@@ -26,30 +27,32 @@ export function Approvals() {
   return (
     <main className="page">
       <h1>Approvals</h1>
-      <ErrorLine error={pending.error} />
-      {!pending.data ? (
-        <Loading />
-      ) : pending.data.list.length === 0 ? (
-        <Empty>Nothing waits for a decision.</Empty>
-      ) : (
-        <ul className="approvals">
-          {pending.data.list.map((approval) => {
-            const issue = pending.data?.issues.get(approval.issue_id);
-            const agent = ws.agents.find((each) => each.id === approval.agent_id);
-            return (
-              <li key={approval.id} className="card">
-                <p>
-                  <strong>{agent?.name ?? "An agent"}</strong> <span className="tag">agent</span> on{" "}
-                  <Link to={`/w/${ws.id}/issues/${approval.issue_id}`}>
-                    {issue ? `${issue.identifier} ${issue.title}` : "an issue"}
-                  </Link>
-                </p>
-                <ApprovalCard workspaceId={ws.id} approval={approval} onDecided={pending.reload} />
-              </li>
-            );
-          })}
-        </ul>
-      )}
+      <Loaded resource={pending} what="the pending approvals">
+        {(data) =>
+          data.list.length === 0 ? (
+            <Empty>Nothing waits for a decision.</Empty>
+          ) : (
+            <ul className="approvals">
+              {data.list.map((approval) => {
+                const issue = data.issues.get(approval.issue_id);
+                const agent = ws.agents.find((each) => each.id === approval.agent_id);
+                return (
+                  <li key={approval.id} className="card">
+                    <p>
+                      <strong>{agent?.name ?? "A deleted agent"}</strong> <span className="tag">agent</span> on{" "}
+                      <Link to={`/w/${ws.id}/issues/${approval.issue_id}`}>
+                        {issue ? `${issue.identifier} ${issue.title}` : "a deleted issue"}
+                      </Link>
+                      , asked <Time iso={approval.created_at} />
+                    </p>
+                    <ApprovalCard workspaceId={ws.id} approval={approval} onDecided={pending.reload} />
+                  </li>
+                );
+              })}
+            </ul>
+          )
+        }
+      </Loaded>
     </main>
   );
 }

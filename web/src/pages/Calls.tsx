@@ -2,9 +2,11 @@
 // Calls are written by another process and raise no workspace events, so the open page asks again every few seconds.
 import { useEffect, useState } from "react";
 import { api } from "../api.ts";
-import { ErrorLine, Loading, timeAgo } from "../components.tsx";
+import type { Call, CallSummary } from "../api-types.ts";
+import { CopyButton } from "../components/CopyButton.tsx";
+import { Time, withZone } from "../components/Time.tsx";
+import { Loaded } from "../components.tsx";
 import { Link } from "../router.tsx";
-import type { Call, CallSummary } from "../types.ts";
 import { useResource } from "../use-resource.ts";
 import { useWorkspace } from "../workspace.tsx";
 
@@ -21,7 +23,7 @@ function useRefresh(reload: () => void, active = true): void {
 
 function duration(call: CallSummary): string {
   if (!call.ended_at) return "in progress";
-  const ms = Date.parse(`${call.ended_at}Z`) - Date.parse(`${call.started_at}Z`);
+  const ms = Date.parse(withZone(call.ended_at)) - Date.parse(withZone(call.started_at));
   const seconds = Math.max(0, Math.round(ms / 1000));
   return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
 }
@@ -34,64 +36,65 @@ export function Calls({ callId }: { callId?: string }) {
     [ws.id, offset],
   );
   useRefresh(calls.reload);
-  const list = calls.data;
   return (
     <main className="page">
       <h1>Calls</h1>
-      <ErrorLine error={calls.error} />
-      {!list ? (
-        <Loading />
-      ) : list.length === 0 && offset === 0 ? (
-        <div className="empty card">
-          <p>No call log is available from this server.</p>
-          <p className="muted">
-            Calls are handled by <code>agent-platform call</code>; run it with <code>CALL_WORKSPACE_ID={ws.id}</code> on
-            this server's database and its calls and transcripts are listed here.
-          </p>
-        </div>
-      ) : (
-        <div className="split">
-          <section aria-labelledby="call-list-heading">
-            <h2 id="call-list-heading" className="visually-hidden">
-              Call log
-            </h2>
-            <ul className="agent-list">
-              {list.map((call) => (
-                <li key={call.id}>
-                  <Link
-                    to={`/w/${ws.id}/calls/${call.id}`}
-                    className={call.id === callId ? "active" : ""}
-                    aria-current={call.id === callId ? "page" : undefined}
-                  >
-                    Call {call.call_sid ?? call.id.slice(0, 8)}
-                  </Link>{" "}
-                  <span className="muted">
-                    {timeAgo(call.started_at)} · {duration(call)} · {call.transcript_count} line
-                    {call.transcript_count === 1 ? "" : "s"}
-                  </span>
-                </li>
-              ))}
-            </ul>
-            <div className="toolbar">
-              {offset > 0 && (
-                <button type="button" className="ghost small" onClick={() => setOffset(offset - PAGE_SIZE)}>
-                  Newer calls
-                </button>
-              )}
-              {list.length === PAGE_SIZE && (
-                <button type="button" className="ghost small" onClick={() => setOffset(offset + PAGE_SIZE)}>
-                  Older calls
-                </button>
+      <Loaded resource={calls} what="the call log">
+        {(list) =>
+          list.length === 0 && offset === 0 ? (
+            <div className="empty card">
+              <p>No call log is available from this server.</p>
+              <p className="muted">
+                Calls are handled by <code>agent-platform call</code>; run it with <code>CALL_WORKSPACE_ID</code> set to
+                this workspace's id on this server's database and its calls and transcripts are listed here.
+              </p>
+              <CopyButton text={ws.id} label="Copy workspace id" />
+            </div>
+          ) : (
+            <div className="split">
+              <section aria-labelledby="call-list-heading">
+                <h2 id="call-list-heading" className="visually-hidden">
+                  Call log
+                </h2>
+                <ul className="agent-list">
+                  {list.map((call) => (
+                    <li key={call.id}>
+                      <Link
+                        to={`/w/${ws.id}/calls/${call.id}`}
+                        className={call.id === callId ? "active" : ""}
+                        aria-current={call.id === callId ? "page" : undefined}
+                      >
+                        {call.call_sid ? `Call ${call.call_sid}` : "Call"}
+                      </Link>{" "}
+                      <span className="muted">
+                        <Time iso={call.started_at} /> · {duration(call)} · {call.transcript_count} line
+                        {call.transcript_count === 1 ? "" : "s"}
+                      </span>
+                    </li>
+                  ))}
+                </ul>
+                <div className="toolbar">
+                  {offset > 0 && (
+                    <button type="button" className="ghost small" onClick={() => setOffset(offset - PAGE_SIZE)}>
+                      Newer calls
+                    </button>
+                  )}
+                  {list.length === PAGE_SIZE && (
+                    <button type="button" className="ghost small" onClick={() => setOffset(offset + PAGE_SIZE)}>
+                      Older calls
+                    </button>
+                  )}
+                </div>
+              </section>
+              {callId ? (
+                <CallTranscript key={callId} workspaceId={ws.id} callId={callId} />
+              ) : (
+                <p className="muted">Choose a call to read its transcript.</p>
               )}
             </div>
-          </section>
-          {callId ? (
-            <CallTranscript key={callId} workspaceId={ws.id} callId={callId} />
-          ) : (
-            <p className="muted">Choose a call to read its transcript.</p>
-          )}
-        </div>
-      )}
+          )
+        }
+      </Loaded>
     </main>
   );
 }
@@ -104,31 +107,27 @@ function CallTranscript({ workspaceId, callId }: { workspaceId: string; callId: 
   return (
     <section aria-labelledby="call-heading" className="chat">
       <h2 id="call-heading">Transcript</h2>
-      <ErrorLine error={call.error} />
-      {!data ? (
-        call.error ? null : (
-          <Loading />
-        )
-      ) : (
-        <>
-          <p className="muted">
-            {data.call_sid ?? "No carrier id"} · started {new Date(`${data.started_at}Z`).toLocaleString()} ·{" "}
-            {duration(data)}
-          </p>
-          {data.transcript.length === 0 ? (
-            <p className="empty">Nothing was said on this call.</p>
-          ) : (
-            <ol className="transcript" aria-label="Transcript">
-              {data.transcript.map((line) => (
-                <li key={line.seq} className={line.speaker === "caller" ? "bubble user" : "bubble"}>
-                  <span className="who">{line.speaker === "caller" ? "Caller" : "Assistant"}</span>
-                  <p>{line.text}</p>
-                </li>
-              ))}
-            </ol>
-          )}
-        </>
-      )}
+      <Loaded resource={call} what="the call">
+        {(data) => (
+          <>
+            <p className="muted">
+              {data.call_sid ?? "No carrier id"} · started <Time iso={data.started_at} /> · {duration(data)}
+            </p>
+            {data.transcript.length === 0 ? (
+              <p className="empty">Nothing was said on this call.</p>
+            ) : (
+              <ol className="transcript" aria-label="Transcript">
+                {data.transcript.map((line) => (
+                  <li key={line.seq} className={line.speaker === "caller" ? "bubble user" : "bubble"}>
+                    <span className="who">{line.speaker === "caller" ? "Caller" : "Assistant"}</span>
+                    <p>{line.text}</p>
+                  </li>
+                ))}
+              </ol>
+            )}
+          </>
+        )}
+      </Loaded>
     </section>
   );
 }

@@ -1,42 +1,55 @@
 // One issue: its text, fields, relations, comment thread, activity, and the agent's tasks and runs, kept live.
-import { type FormEvent, useState } from "react";
-import { api } from "../api.ts";
+import { type FormEvent, useMemo, useRef, useState } from "react";
+import { ApiError, api, getAll } from "../api.ts";
+import type { Activity, Dependency, Issue } from "../api-types.ts";
+import { ActivityLine } from "../components/ActivityList.tsx";
 import { Comments } from "../components/Comments.tsx";
+import { useConfirm } from "../components/ConfirmDialog.tsx";
 import { IssueFields } from "../components/IssueFields.tsx";
 import { IssueRelations } from "../components/IssueRelations.tsx";
 import { IssueWork } from "../components/IssueWork.tsx";
-import { ErrorLine, Field, fieldError, formError, Loading } from "../components.tsx";
+import { ErrorLine, Field, fieldError, formError, Loaded, LoadFailed, Loading, NotFound } from "../components.tsx";
+import { checkForm, maxLength, required, useFocusInvalid } from "../forms.ts";
 import { useCoalesced, useWorkspaceEvents } from "../live.ts";
 import { Markdown } from "../markdown.tsx";
 import { navigate } from "../router.tsx";
-import type { Activity, Issue } from "../types.ts";
 import { useResource } from "../use-resource.ts";
-import { actorName, useWorkspace } from "../workspace.tsx";
+import { useWorkspace } from "../workspace.tsx";
 
 export function IssuePage({ issueId }: { issueId: string }) {
   const ws = useWorkspace();
+  const confirm = useConfirm();
   const base = `workspaces/${ws.id}/issues/${issueId}`;
   const issue = useResource(() => api.get<Issue>(base), [base]);
   const activity = useResource(() => api.get<Activity[]>(`${base}/activity?limit=50`), [base]);
+  // Every issue of the workspace, for names (parent, sub-issues, dependencies) and the pickers.
+  const related = useResource(async () => {
+    const [all, dependencies] = await Promise.all([
+      getAll<Issue>(`workspaces/${ws.id}/issues/`),
+      getAll<Dependency>(`${base}/dependencies/`),
+    ]);
+    return { all, dependencies };
+  }, [ws.id, base]);
+  const byId = useMemo(() => new Map((related.data?.all ?? []).map((each) => [each.id, each])), [related.data]);
   const [editing, setEditing] = useState(false);
   const [error, setError] = useState<unknown>();
   const [revision, setRevision] = useState(0);
 
   const reloadIssue = useCoalesced(issue.reload, 50);
   const reloadActivity = useCoalesced(activity.reload, 100);
+  const reloadRelated = useCoalesced(related.reload, 100);
   const bump = useCoalesced(() => setRevision((value) => value + 1), 50);
   useWorkspaceEvents(ws.id, (event) => {
     if (event.type === "stream.open") {
       reloadIssue();
       reloadActivity();
+      reloadRelated();
       bump();
       return;
     }
-    if (event.issue_id !== issueId && event.entity_id !== issueId) {
-      if (event.type.startsWith("issue.")) bump();
-      return;
-    }
-    if (event.type.startsWith("issue.")) reloadIssue();
+    if (event.type.startsWith("issue.") || event.type.startsWith("dependency.")) reloadRelated();
+    if (event.issue_id !== issueId && event.entity_id !== issueId) return;
+    if (event.type.startsWith("issue.") || event.type.startsWith("label.")) reloadIssue();
     reloadActivity();
     bump();
   });
@@ -46,43 +59,39 @@ export function IssuePage({ issueId }: { issueId: string }) {
     issue.set((current) => ({ ...current, ...changes }));
     try {
       await api.patch(base, changes);
-      issue.reload();
     } catch (failure) {
       setError(failure);
-      issue.reload();
     }
+    issue.reload();
   };
 
-  if (issue.error)
-    return (
-      <main className="page">
-        <ErrorLine error={issue.error} />
-      </main>
-    );
+  if (issue.error instanceof ApiError && issue.error.status === 404)
+    return <NotFound home={`/w/${ws.id}/board`} what="Issue" />;
   if (!issue.data)
     return (
       <main className="page">
-        <Loading />
+        {issue.error ? <LoadFailed error={issue.error} onRetry={issue.reload} what="the issue" /> : <Loading />}
       </main>
     );
   const current = issue.data;
 
-  const remove = async () => {
-    if (!window.confirm(`Delete ${current.identifier}?`)) return;
-    try {
-      await api.delete(base);
-      navigate(`/w/${ws.id}/board`);
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+  const remove = () =>
+    confirm.ask(
+      `Delete ${current.identifier}?`,
+      "Delete issue",
+      "Its comments, label links and dependencies go with it; its sub-issues stay, without a parent.",
+      async () => {
+        await api.delete(base);
+        navigate(`/w/${ws.id}/board`);
+      },
+    );
 
   return (
     <main className="page issue-page">
       <div className="issue-main">
         <p className="identifier">{current.identifier}</p>
         {editing ? (
-          <EditText issue={current} onDone={() => setEditing(false)} save={update} />
+          <EditText issue={current} onDone={() => setEditing(false)} reload={issue.reload} />
         ) : (
           <>
             <h1>{current.title}</h1>
@@ -102,62 +111,56 @@ export function IssuePage({ issueId }: { issueId: string }) {
         <Comments issueId={issueId} revision={revision} />
         <section aria-labelledby="activity-heading">
           <h2 id="activity-heading">Activity</h2>
-          <ol className="timeline">
-            {(activity.data ?? []).map((entry) => (
-              <li key={entry.id}>
-                <span className="who">{actorName(ws, entry.actor_type, entry.actor_id)}</span> {describeActivity(entry)}{" "}
-                <time className="muted">{entry.created_at.slice(0, 19).replace("T", " ")}</time>
-              </li>
-            ))}
-          </ol>
+          <Loaded resource={activity} what="the activity">
+            {(entries) => (
+              <ol className="timeline">
+                {entries.map((entry) => (
+                  <li key={entry.id}>
+                    <ActivityLine entry={entry} ws={ws} issues={byId} />
+                  </li>
+                ))}
+              </ol>
+            )}
+          </Loaded>
         </section>
       </div>
       <aside className="issue-side" aria-label="Issue fields">
-        <IssueFields issue={current} update={update} revision={revision} />
-        <IssueRelations issue={current} revision={revision} />
+        <IssueFields issue={current} update={update} setIssue={issue.set} reload={issue.reload} />
+        <IssueRelations issue={current} related={related} byId={byId} />
       </aside>
+      {confirm.dialog}
     </main>
   );
 }
 
-function describeActivity(entry: Activity): string {
-  const changes = entry.details?.changes as Record<string, { from: unknown; to: unknown }> | undefined;
-  if (entry.action === "issue.updated" && changes) {
-    return `changed ${Object.entries(changes)
-      .map(([field, change]) => `${field} from ${String(change.from ?? "none")} to ${String(change.to ?? "none")}`)
-      .join(", ")}`;
-  }
-  return entry.action.replace(".", " ").replace("_", " ");
-}
-
-function EditText({
-  issue,
-  onDone,
-  save,
-}: {
-  issue: Issue;
-  onDone: () => void;
-  save: (changes: Partial<Issue>) => Promise<void>;
-}) {
+function EditText({ issue, onDone, reload }: { issue: Issue; onDone: () => void; reload: () => void }) {
   const ws = useWorkspace();
+  const form = useRef<HTMLFormElement>(null);
   const [error, setError] = useState<unknown>();
+  useFocusInvalid(form, error);
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    const description = String(form.get("description") ?? "");
+    const values = new FormData(event.currentTarget);
+    const title = String(values.get("title") ?? "");
+    const description = String(values.get("description") ?? "");
+    const invalid = checkForm([
+      { field: "title", label: "Title", value: title, checks: [required, maxLength(500)] },
+      { field: "description", label: "Description", value: description, checks: [maxLength(100_000)] },
+    ]);
+    if (invalid) {
+      setError(invalid);
+      return;
+    }
     try {
-      await api.patch(`workspaces/${ws.id}/issues/${issue.id}`, {
-        title: String(form.get("title") ?? ""),
-        description: description || null,
-      });
-      await save({});
+      await api.patch(`workspaces/${ws.id}/issues/${issue.id}`, { title, description: description || null });
+      reload();
       onDone();
     } catch (failure) {
       setError(failure);
     }
   };
   return (
-    <form onSubmit={submit} noValidate className="edit-issue">
+    <form ref={form} onSubmit={submit} noValidate className="edit-issue">
       <Field label="Title" error={fieldError(error, "title")}>
         {(id, describedBy, invalid) => (
           <input

@@ -1,13 +1,16 @@
 // Sign in, or create an account: one form, two modes.
-import { type FormEvent, useState } from "react";
+import { type FormEvent, useRef, useState } from "react";
 import { api, setSession } from "../api.ts";
+import type { Session } from "../api-types.ts";
 import { ErrorLine, Field, fieldError, formError } from "../components.tsx";
-import type { Session } from "../types.ts";
+import { checkForm, email, maxLength, required, useFocusInvalid } from "../forms.ts";
 
 export function SignIn() {
   const [creating, setCreating] = useState(false);
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
+  const formRef = useRef<HTMLFormElement>(null);
+  useFocusInvalid(formRef, error);
 
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -17,6 +20,15 @@ export function SignIn() {
       password: String(form.get("password") ?? ""),
     };
     if (creating && form.get("name")) body.name = String(form.get("name"));
+    const invalid = checkForm([
+      ...(creating ? [{ field: "name", label: "Name", value: body.name ?? "", checks: [maxLength(200)] }] : []),
+      { field: "email", label: "Email", value: body.email!, checks: [required, email] },
+      { field: "password", label: "Password", value: body.password!, checks: [required] },
+    ]);
+    if (invalid) {
+      setError(invalid);
+      return;
+    }
     setBusy(true);
     setError(undefined);
     try {
@@ -32,7 +44,7 @@ export function SignIn() {
   return (
     <main className="auth">
       <h1>agent-platform</h1>
-      <form onSubmit={submit} className="card" noValidate>
+      <form ref={formRef} onSubmit={submit} className="card" noValidate>
         <h2>{creating ? "Create account" : "Sign in"}</h2>
         {creating && (
           <Field label="Name" error={fieldError(error, "name")}>

@@ -1,0 +1,127 @@
+// The API's shapes, taken from the server's own zod schemas (the single source of validation and OpenAPI): a field
+// renamed on the server fails `npm run typecheck` here. Type-only imports: nothing of the server (nor zod) is bundled.
+// Beside them, the words the dashboard shows for the API's enum values, checked to cover every value.
+import type { z } from "zod";
+import type { eventSchema } from "../../src/events/schemas.ts";
+import type { deliverySchema, webhookSchema, webhookWithSecretSchema } from "../../src/events/webhooks/schemas.ts";
+import type { activitySchema } from "../../src/platform/activity/schemas.ts";
+import type { agentSchema, runtimeConfigSchema } from "../../src/platform/agents/schemas.ts";
+import type { apiKeySchema, createdApiKeySchema } from "../../src/platform/api-keys/schemas.ts";
+import type { callSchema, callSummarySchema } from "../../src/platform/calls/schemas.ts";
+import type { commentSchema } from "../../src/platform/comments/schemas.ts";
+import type { dependencySchema } from "../../src/platform/dependencies/schemas.ts";
+import type { issuePrioritySchema, issueSchema, issueStatusSchema } from "../../src/platform/issues/schemas.ts";
+import type { labelSchema } from "../../src/platform/labels/schemas.ts";
+import type { memberSchema } from "../../src/platform/members/schemas.ts";
+import type { projectSchema, projectStatusSchema } from "../../src/platform/projects/schemas.ts";
+import type { workspaceSchema } from "../../src/platform/workspaces/schemas.ts";
+import type { approvalSchema, runSchema, TaskStatus, taskSchema } from "../../src/work/schemas.ts";
+
+export type Issue = z.output<typeof issueSchema>;
+export type IssueStatus = z.output<typeof issueStatusSchema>;
+export type Priority = z.output<typeof issuePrioritySchema>;
+export type Member = z.output<typeof memberSchema>;
+export type Role = Member["role"];
+/** Who is signed in: what `auth/login` answers, kept as the member lists show a user. */
+export type User = Member["user"];
+export interface Session {
+  token: string;
+  user: User;
+}
+export type Workspace = z.output<typeof workspaceSchema>;
+export type Agent = z.output<typeof agentSchema>;
+export type AgentStatus = Agent["status"];
+export type RuntimeConfig = z.output<typeof runtimeConfigSchema>;
+export type Label = z.output<typeof labelSchema>;
+export type Project = z.output<typeof projectSchema>;
+export type ProjectStatus = z.output<typeof projectStatusSchema>;
+export type Comment = z.output<typeof commentSchema>;
+export type Dependency = z.output<typeof dependencySchema>;
+export type Activity = z.output<typeof activitySchema>;
+export type Task = z.output<typeof taskSchema>;
+export type { TaskStatus };
+export type Run = z.output<typeof runSchema>;
+export type Approval = z.output<typeof approvalSchema>;
+export type PlatformEvent = z.output<typeof eventSchema>;
+export type ApiKey = z.output<typeof apiKeySchema>;
+export type CreatedApiKey = z.output<typeof createdApiKeySchema>;
+export type Webhook = z.output<typeof webhookSchema>;
+export type WebhookWithSecret = z.output<typeof webhookWithSecretSchema>;
+export type Delivery = z.output<typeof deliverySchema>;
+export type CallSummary = z.output<typeof callSummarySchema>;
+export type Call = z.output<typeof callSchema>;
+export type CallTranscriptLine = Call["transcript"][number];
+
+/** The board's columns, in order, named as the spec names them. */
+const STATUS_TITLES: Record<IssueStatus, string> = {
+  backlog: "Backlog",
+  todo: "Todo",
+  in_progress: "In Progress",
+  in_review: "In Review",
+  done: "Done",
+  blocked: "Blocked",
+  cancelled: "Cancelled",
+};
+export const STATUSES = Object.entries(STATUS_TITLES) as [IssueStatus, string][];
+export const statusTitle = (status: IssueStatus): string => STATUS_TITLES[status];
+
+const PRIORITY_TITLES: Record<Priority, string> = {
+  urgent: "Urgent",
+  high: "High",
+  medium: "Medium",
+  low: "Low",
+  none: "No priority",
+};
+export const PRIORITIES = Object.entries(PRIORITY_TITLES) as [Priority, string][];
+export const priorityTitle = (priority: Priority): string => PRIORITY_TITLES[priority];
+
+const PROJECT_STATUS_TITLES: Record<ProjectStatus, string> = {
+  planned: "Planned",
+  in_progress: "In progress",
+  paused: "Paused",
+  completed: "Completed",
+  cancelled: "Cancelled",
+};
+export const PROJECT_STATUSES = Object.entries(PROJECT_STATUS_TITLES) as [ProjectStatus, string][];
+/** An archived project is one that is over: kept for its issues, out of the pickers. */
+export const isArchived = (project: Project): boolean =>
+  project.status === "completed" || project.status === "cancelled";
+
+/**
+ * What a card says about its issue's open (or last, failed) task. `waiting_input` arrives with questions
+ * (spec control.md §3); listed now so the card speaks of it the day the server has it.
+ */
+const TASK_STATES: Record<TaskStatus | "waiting_input", string | null> = {
+  queued: "Working",
+  running: "Working",
+  waiting_approval: "Waiting for approval",
+  waiting_input: "Waiting for input",
+  failed: "Failed",
+  succeeded: null,
+  cancelled: null,
+};
+export const taskState = (status: TaskStatus): string | null => TASK_STATES[status];
+
+const TASK_STATUS_TITLES: Record<TaskStatus, string> = {
+  queued: "Queued",
+  running: "Running",
+  waiting_approval: "Waiting for approval",
+  succeeded: "Succeeded",
+  failed: "Failed",
+  cancelled: "Cancelled",
+};
+export const taskStatusTitle = (status: TaskStatus): string => TASK_STATUS_TITLES[status];
+export const OPEN_TASK_STATUSES: TaskStatus[] = ["queued", "running", "waiting_approval"];
+
+/**
+ * An agent's badge. Every agent works its tasks whatever its stored status (agents-at-work.md): a new agent is stored
+ * `offline` yet takes work at once, so the badge says it is idle.
+ */
+const AGENT_STATUS_TITLES: Record<AgentStatus, string> = {
+  idle: "Idle",
+  offline: "Idle",
+  working: "Working",
+  blocked: "Blocked",
+  error: "Last task failed",
+};
+export const agentStatusTitle = (status: AgentStatus): string => AGENT_STATUS_TITLES[status];

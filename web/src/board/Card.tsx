@@ -1,0 +1,108 @@
+// One card: a link named by the issue's identifier and title, its priority, labels, due date, assignee and work
+// state, and the Move menu. Dragged as a whole to another column.
+import { memo } from "react";
+import { type Issue, type IssueStatus, priorityTitle } from "../api-types.ts";
+import { MoveMenu } from "../components/MoveMenu.tsx";
+import { DateOnly } from "../components/Time.tsx";
+import { Link } from "../router.tsx";
+import { actorName, type WorkspaceData } from "../workspace.tsx";
+import type { WorkState } from "./work-states.ts";
+
+export const ISSUE_DRAG_TYPE = "application/x-issue-id";
+
+/** Memoised: a change to one issue re-renders one card, not the thousand beside it. */
+export const Card = memo(function Card(props: {
+  issue: Issue;
+  ws: WorkspaceData;
+  work: WorkState | undefined;
+  /** Whether this card's Move menu is open (one card at a time). */
+  moving: boolean;
+  onMoving: (issueId: string | null) => void;
+  onMove: (issueId: string, status: IssueStatus, fromKeyboard: boolean) => void;
+}) {
+  const { issue, ws, work, moving } = props;
+  const linkId = `card-${issue.id}`;
+  const moveId = `move-${issue.id}`;
+  return (
+    <article
+      className="issue-card"
+      aria-labelledby={linkId}
+      data-issue-id={issue.id}
+      draggable
+      onDragStart={(event) => {
+        event.dataTransfer.setData(ISSUE_DRAG_TYPE, issue.id);
+        event.dataTransfer.effectAllowed = "move";
+      }}
+    >
+      <Link to={`/w/${ws.id}/issues/${issue.id}`} id={linkId} className="card-link" draggable={false}>
+        <span className="identifier">{issue.identifier}</span> <span className="title">{issue.title}</span>
+      </Link>
+      <div className="card-foot">
+        <span className="meta">
+          {work && <span className={`work-state w-${work.status}`}>{work.text}</span>}
+          {issue.priority !== "none" && (
+            <span className={`priority p-${issue.priority}`}>{priorityTitle(issue.priority)}</span>
+          )}
+          <Labels ids={issue.label_ids} ws={ws} />
+          {issue.due_date && (
+            <span className="due">
+              Due <DateOnly day={issue.due_date} />
+            </span>
+          )}
+          {issue.assignee_id && <Assignee issue={issue} ws={ws} />}
+        </span>
+        {/* biome-ignore lint/a11y/useSemanticElements: a <button> on each of a thousand cards costs ~100 ms more to
+            insert (Chromium's bookkeeping of form controls, measured with bench/web.ts); this acts as one. */}
+        <span
+          role="button"
+          tabIndex={0}
+          id={moveId}
+          className="move"
+          aria-haspopup="menu"
+          aria-expanded={moving}
+          aria-describedby={linkId}
+          onClick={() => props.onMoving(moving ? null : issue.id)}
+          onKeyDown={(event) => {
+            if (!["Enter", " ", "ArrowDown", "ArrowUp"].includes(event.key)) return;
+            event.preventDefault();
+            props.onMoving(event.key === "Enter" || event.key === " " ? (moving ? null : issue.id) : issue.id);
+          }}
+        >
+          Move
+        </span>
+        {moving && (
+          <MoveMenu
+            anchorId={moveId}
+            current={issue.status}
+            onMove={(status) => props.onMove(issue.id, status, true)}
+            onClose={() => props.onMoving(null)}
+          />
+        )}
+      </div>
+    </article>
+  );
+});
+
+export function Labels({ ids, ws }: { ids: string[]; ws: WorkspaceData }) {
+  return ids.map((labelId) => {
+    const label = ws.labels.find((each) => each.id === labelId);
+    return label ? (
+      <span key={labelId} className="label">
+        <span className="dot" style={{ background: label.color }} aria-hidden="true" />
+        {label.name}
+      </span>
+    ) : null;
+  });
+}
+
+export function Assignee({ issue, ws }: { issue: Issue; ws: WorkspaceData }) {
+  const name = actorName(ws, issue.assignee_type, issue.assignee_id);
+  return issue.assignee_type === "agent" ? (
+    <span className="assignee agent">
+      <span aria-hidden="true">⚙ </span>
+      {name} <span className="tag">agent</span>
+    </span>
+  ) : (
+    <span className="assignee">{name}</span>
+  );
+}

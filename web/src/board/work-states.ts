@@ -1,0 +1,42 @@
+// What each card says of its issue's work: its agents' newest tasks that are open or failed, one request for the
+// whole board (tasks?latest=true), asked again as tasks and approvals change.
+import { getAll } from "../api.ts";
+import { type Task, type TaskStatus, taskState } from "../api-types.ts";
+import { useCoalesced, useWorkspaceEvents } from "../live.ts";
+import { useResource } from "../use-resource.ts";
+
+/** When two agents work one issue, the card says what most needs a person. */
+const URGENCY: Record<TaskStatus, number> = {
+  waiting_approval: 4,
+  failed: 3,
+  running: 2,
+  queued: 1,
+  succeeded: 0,
+  cancelled: 0,
+};
+
+export interface WorkState {
+  status: TaskStatus;
+  text: string;
+}
+
+export function useWorkStates(workspaceId: string): Map<string, WorkState> | undefined {
+  const tasks = useResource(async () => {
+    const list = await getAll<Task>(
+      `workspaces/${workspaceId}/tasks?latest=true&status=queued,running,waiting_approval,failed`,
+    );
+    const states = new Map<string, WorkState>();
+    for (const task of list) {
+      const text = taskState(task.status);
+      const held = states.get(task.issue_id);
+      if (text && (!held || URGENCY[task.status] > URGENCY[held.status]))
+        states.set(task.issue_id, { status: task.status, text });
+    }
+    return states;
+  }, [workspaceId]);
+  const reload = useCoalesced(tasks.reload, 100);
+  useWorkspaceEvents(workspaceId, (event) => {
+    if (event.type === "stream.open" || /^(task|approval|run)\./.test(event.type)) reload();
+  });
+  return tasks.data;
+}
