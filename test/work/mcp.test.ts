@@ -188,6 +188,11 @@ describe.each(testDialects)("MCP servers as an agent's tools (%s)", (dialect) =>
         "MCP server host 127.0.0.1 resolves to a private, loopback or link-local address",
       ],
       ["https://[::1]/mcp", "MCP server host ::1 resolves to a private, loopback or link-local address"],
+      ["https://[::127.0.0.1]/mcp", "MCP server host ::7f00:1 resolves to a private, loopback or link-local address"],
+      [
+        "https://[::ffff:0:169.254.169.254]/mcp",
+        "MCP server host ::ffff:0:a9fe:a9fe resolves to a private, loopback or link-local address",
+      ],
       [
         "https://169.254.169.254/mcp",
         "MCP server host 169.254.169.254 resolves to a private, loopback or link-local address",
