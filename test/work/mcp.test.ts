@@ -63,6 +63,19 @@ describe.each(testDialects)("MCP servers as an agent's tools (%s)", (dialect) =>
       { name: "legacy", url: sse.url },
       { name: "local", command: process.execPath, args: ["--import", "tsx", stdioServer] },
     ]);
+    // The headers are write-only: the agent is shown without them, and sending it back as shown keeps them.
+    const shown = (await f.api.get(`workspaces/${f.ws}/agents/${agent.id}`, { token: f.member.token })).body;
+    expect(shown.runtime_config.mcp_servers[0]).toEqual({
+      name: "files",
+      url: http.url,
+      headers_set: ["authorization"],
+    });
+    const echoed = await f.api.patch(
+      `workspaces/${f.ws}/agents/${agent.id}`,
+      { runtime_config: shown.runtime_config },
+      { token: f.admin.token },
+    );
+    expect(echoed.status).toBe(200);
     f.model.reply(
       {
         toolCalls: [
