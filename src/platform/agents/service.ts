@@ -7,6 +7,7 @@ import type { AgentsTable } from "../../db/schema.ts";
 import { fromJson, newId, now, toJson } from "../../db/values.ts";
 import { diffFields, recordActivity } from "../../events/activity.ts";
 import { conflict, forbidden, invalid } from "../../http/errors.ts";
+import { withNames } from "../names.ts";
 import { getInWorkspace, requireActorInWorkspace } from "../references.ts";
 import { workHooks } from "../work-hooks.ts";
 import { type AgentChecks, checkMcpServerUrls, checkStdioServers, checkTools } from "./checks.ts";
@@ -166,7 +167,14 @@ export async function updateAgent(
       entityId: agentId,
       actor,
       action: "agent.updated",
-      details: { changes },
+      details: {
+        changes: await withNames(trx, by.workspaceId, changes, {
+          owner_id: {
+            from: before.owner_type,
+            to: patch.owner_type === undefined ? before.owner_type : patch.owner_type,
+          },
+        }),
+      },
     });
     return getAgent(trx, by.workspaceId, agentId);
   });
