@@ -48,7 +48,9 @@ export interface EventsOptions {
 const DEFAULT_MAX_UNREAD_BYTES = 1024 * 1024;
 const DEFAULT_SWEEP_MS = 5_000;
 const DEFAULT_DELIVERY_SWEEP_MS = 1_000;
-const DEFAULT_CONCURRENCY = 16;
+const DEFAULT_CONCURRENCY = 32;
+// A quarter of a process's slots: a few slow receivers cannot take them all.
+const DEFAULT_PER_HOOK = 8;
 
 /** Registered under `/api/v1`. */
 export async function eventsPlugin(app: FastifyInstance, options: EventsOptions): Promise<void> {
@@ -86,6 +88,7 @@ export async function eventsPlugin(app: FastifyInstance, options: EventsOptions)
     disableAfterMs: DEFAULT_DISABLE_AFTER_MS,
     leaseMs: 2 * timeoutMs + 1_000,
     concurrency: DEFAULT_CONCURRENCY,
+    perHook: DEFAULT_PER_HOOK,
     sweepMs: DEFAULT_DELIVERY_SWEEP_MS,
     ...tuning.webhooks,
   };
