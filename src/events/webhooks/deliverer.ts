@@ -51,6 +51,10 @@ interface Log {
 
 export class WebhookDeliverer {
   private inFlight = 0;
+  /** Attempts in flight in this process, by hook. */
+  private readonly inFlightByHook = new Map<string, number>();
+  /** The last claim ran out of room with attempts still to take: every freed slot should claim. */
+  private starved = false;
   private claiming = false;
   private claimAgain = false;
   private closed = false;
@@ -68,9 +72,16 @@ export class WebhookDeliverer {
     this.sweep = setInterval(() => this.kick(), settings.sweepMs).unref();
   }
 
-  /** Looks for due attempts now. */
-  kick(): void {
+  /**
+   * Looks for due attempts now. Told the hook that has new work (or just finished one), it looks only once that hook
+   * has half its limit free here (or the process ran out of room before): a busy hook is refilled in batches, not
+   * with a claim per attempt, and its own completions bring the next claim.
+   */
+  kick(hookId?: string): void {
     if (this.closed) return;
+    if (hookId !== undefined && !this.starved && (this.inFlightByHook.get(hookId) ?? 0) > this.settings.perHook / 2) {
+      return;
+    }
     if (this.claiming) {
       this.claimAgain = true;
       return;
@@ -109,8 +120,10 @@ export class WebhookDeliverer {
       this.claimAgain = false;
       for (;;) {
         const room = this.settings.concurrency - this.inFlight;
+        if (room <= 0) this.starved = true;
         if (this.closed || room <= 0) return;
         const { claimed, more } = await this.claim(room);
+        this.starved = more;
         for (const attempt of claimed) this.start(attempt);
         if (!more || claimed.length === 0) break;
       }
@@ -152,13 +165,18 @@ export class WebhookDeliverer {
   }
 
   private start(attempt: ClaimedAttempt): void {
+    const hookId = attempt.hook.id;
     this.inFlight++;
+    this.inFlightByHook.set(hookId, (this.inFlightByHook.get(hookId) ?? 0) + 1);
     const sending = this.deliver(attempt)
       .catch((error: unknown) => this.log.warn({ message: messageOf(error) }, "webhook delivery failed to record"))
       .finally(() => {
         this.inFlight--;
+        const left = (this.inFlightByHook.get(hookId) ?? 1) - 1;
+        if (left === 0) this.inFlightByHook.delete(hookId);
+        else this.inFlightByHook.set(hookId, left);
         this.sending.delete(sending);
-        this.kick();
+        this.kick(hookId);
       });
     this.sending.add(sending);
   }
