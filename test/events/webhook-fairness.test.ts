@@ -38,7 +38,11 @@ async function workspaceHearing(apps: TestApp[], url: string) {
     const response = await app.api.post(`workspaces/${ws}/issues/${issue.id}/comments`, { content }, { token });
     expect(response.status).toBe(201);
   };
-  return { comment };
+  const deliveries = async () =>
+    (await apps[0]!.api.get(`workspaces/${ws}/webhooks/${hook.body.id}/deliveries`, { token })).body as {
+      status: string;
+    }[];
+  return { comment, deliveries };
 }
 
 const webhookIds = (receiver: WebhookReceiver, path: string) =>
@@ -83,6 +87,23 @@ describe.each(testDialects)("webhook deliveries fair per hook (%s)", (dialect) =
 
   it("a slow receiver holds only its own attempts: another workspace's hook hears all its events meanwhile", () =>
     slowBesideFast([t]));
+
+  it("a failing hook gets one attempt in flight at a time", async () => {
+    const failing = await WebhookReceiver.start();
+    failing.answer = () => ({ status: 500, delayMs: 100 });
+    try {
+      const side = await workspaceHearing([t], `${failing.url}/failing`);
+      await side.comment("first");
+      // Recorded as failed: the hook is failing from then on.
+      await waitFor(async () => (await side.deliveries()).some((row) => row.status === "failed"), "a failure");
+      failing.mostOpen.clear();
+      for (let index = 0; index < 6; index++) await side.comment(`then ${index}`);
+      await waitFor(() => failing.to("/failing").length === 7 && failing.open.get("/failing") === 0, "six more");
+      expect(failing.mostOpen.get("/failing")).toBe(1);
+    } finally {
+      await failing.close();
+    }
+  });
 });
 
 describe.each(testDialects.filter((dialect) => dialect === "postgres"))(
