@@ -48,7 +48,9 @@ export interface EventsOptions {
 const DEFAULT_MAX_UNREAD_BYTES = 1024 * 1024;
 const DEFAULT_SWEEP_MS = 5_000;
 const DEFAULT_DELIVERY_SWEEP_MS = 1_000;
-const DEFAULT_CONCURRENCY = 16;
+const DEFAULT_CONCURRENCY = 64;
+// A quarter of a process's slots: a few slow receivers cannot take them all. (Also the sockets per origin, send.ts.)
+const DEFAULT_PER_HOOK = 16;
 
 /** Registered under `/api/v1`. */
 export async function eventsPlugin(app: FastifyInstance, options: EventsOptions): Promise<void> {
@@ -86,11 +88,12 @@ export async function eventsPlugin(app: FastifyInstance, options: EventsOptions)
     disableAfterMs: DEFAULT_DISABLE_AFTER_MS,
     leaseMs: 2 * timeoutMs + 1_000,
     concurrency: DEFAULT_CONCURRENCY,
+    perHook: DEFAULT_PER_HOOK,
     sweepMs: DEFAULT_DELIVERY_SWEEP_MS,
     ...tuning.webhooks,
   };
   const deliverer = new WebhookDeliverer(workDb, dialect, delivery, app.log);
-  const fanOut = new WebhookFanOut(workDb, dialect, () => deliverer.kick(), logError);
+  const fanOut = new WebhookFanOut(workDb, dialect, (hookId) => deliverer.kick(hookId), logError);
   signal.onHint((workspaceId, _seq, event) => fanOut.hint(workspaceId, event));
   const sweepFanOut = () => void fanOut.sweep().catch(logError);
   signal.onResync(() => {

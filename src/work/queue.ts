@@ -8,6 +8,7 @@ import type { TasksTable } from "../db/schema.ts";
 import { newId, now } from "../db/values.ts";
 import { recordActivity } from "../events/activity.ts";
 import { appendEvent } from "../events/append.ts";
+import { nameOf } from "../platform/names.ts";
 import { appendRunEvents, runErrorEvent } from "./run-events.ts";
 import { OPEN_TASK_STATUSES, type TaskTrigger } from "./schemas.ts";
 import { announce } from "./signals.ts";
@@ -141,7 +142,12 @@ export async function cancelTask(trx: Db, task: TaskRow, actor: Actor): Promise<
     issueId: task.issue_id,
     actor,
     action: "task.cancelled",
-    details: { agent_id: task.agent_id, trigger: task.trigger, status_before: task.status },
+    details: {
+      agent_id: task.agent_id,
+      agent_name: await nameOf(trx, task.workspace_id, "agent", task.agent_id),
+      trigger: task.trigger,
+      status_before: task.status,
+    },
   });
   for (const approval of pending) {
     await appendEvent(trx, {

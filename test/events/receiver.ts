@@ -9,11 +9,14 @@ export interface Received {
   body: string;
 }
 
-/** What to answer: a status, optionally after a delay. */
-export type Answer = number | { status: number; delayMs: number };
+/** What to answer: a status, optionally after a delay, or once a promise (the test's sync point) settles. */
+export type Answer = number | { status: number; delayMs: number } | Promise<number>;
 
 export class WebhookReceiver {
   readonly received: Received[] = [];
+  /** Requests received and not yet answered, by path; and the most there ever were at once. */
+  readonly open = new Map<string, number>();
+  readonly mostOpen = new Map<string, number>();
   answer: (request: Received, receivedBefore: number) => Answer = () => 200;
   private readonly server: http.Server;
   private readonly sockets = new Set<import("node:net").Socket>();
@@ -31,10 +34,18 @@ export class WebhookReceiver {
         const before = this.received.filter((other) => other.headers["webhook-id"] === received.headers["webhook-id"]);
         this.received.push(received);
         const answer = this.answer(received, before.length);
-        const { status, delayMs } = typeof answer === "number" ? { status: answer, delayMs: 0 } : answer;
-        setTimeout(() => {
+        const open = (this.open.get(received.path) ?? 0) + 1;
+        this.open.set(received.path, open);
+        this.mostOpen.set(received.path, Math.max(open, this.mostOpen.get(received.path) ?? 0));
+        const reply = (status: number) => {
+          this.open.set(received.path, (this.open.get(received.path) ?? 1) - 1);
           if (!response.destroyed) response.writeHead(status, { "content-type": "text/plain" }).end("ok");
-        }, delayMs);
+        };
+        if (answer instanceof Promise) void answer.then(reply);
+        else {
+          const { status, delayMs } = typeof answer === "number" ? { status: answer, delayMs: 0 } : answer;
+          setTimeout(() => reply(status), delayMs);
+        }
       });
     });
     this.server.on("connection", (socket) => {

@@ -87,6 +87,46 @@ describe.each(testDialects)("webhook targets, private addresses refused (%s)", (
     await t.api.delete(`workspaces/${ws}/webhooks/${accepted.body.id}`, { token });
   });
 
+  it("no IPv6 spelling of a private IPv4 address gets through, literal or resolved; public ones do", async () => {
+    const privateSpellings = [
+      "::127.0.0.1", // IPv4-compatible (deprecated)
+      "::7f00:1",
+      "::ffff:127.0.0.1", // IPv4-mapped
+      "0:0:0:0:0:ffff:a9fe:a9fe", // mapped, written out: 169.254.169.254
+      "::ffff:0:10.0.0.1", // IPv4-translated
+      "64:ff9b::10.0.0.1", // NAT64
+      "64:ff9b::192.168.1.1",
+      "64:ff9b:1::a00:1", // local-use NAT64
+      "2002:7f00:1::", // 6to4 of 127.0.0.1
+      "2001:0:4136:e378:8000:63bf:3fff:fdd2", // Teredo
+      "::", // unspecified
+      "fe80::1", // link-local
+      "ff02::1", // multicast
+      "5f00::1", // outside global unicast
+      "3fff::1", // documentation
+    ];
+    for (const address of privateSpellings) {
+      const literal = await create(`https://[${address}]/hook`);
+      expect(literal.status, address).toBe(422);
+      expect(literal.body.detail[0].msg, address).toMatch(/resolves to a private, loopback or link-local address$/);
+      dns.answers.set("aaaa.test", [address]);
+      const resolved = await create("https://aaaa.test/hook");
+      expect(resolved.status, `aaaa.test -> ${address}`).toBe(422);
+      expect(resolved.body.detail[0].msg).toBe(
+        "Webhook host aaaa.test resolves to a private, loopback or link-local address",
+      );
+    }
+    // Where connecting does reach a public IPv4 host (DNS64 answers such NAT64 addresses), or a global IPv6 one.
+    const publicSpellings = ["::ffff:93.184.216.34", "64:ff9b::93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946"];
+    const accepted: string[] = [];
+    for (const address of publicSpellings) {
+      const response = await create(`https://[${address}]/hook`, false);
+      expect(response.status, address).toBe(201);
+      accepted.push(response.body.id);
+    }
+    for (const id of accepted) await t.api.delete(`workspaces/${ws}/webhooks/${id}`, { token });
+  });
+
   it("a name that resolves to a private address by delivery time is refused then, and nothing connects", async () => {
     const connections: net.Socket[] = [];
     const trap = net.createServer((socket) => {

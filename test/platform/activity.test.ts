@@ -84,6 +84,7 @@ describe.each(testDialects)("activity (%s)", (dialect) => {
       });
       expect(memberUpdated.details).toEqual({
         user_id: ws.member.user.id,
+        user_name: "member",
         changes: { role: { from: "member", to: "admin" } },
       });
       expect(agentCreated).toMatchObject({ entity_type: "agent", entity_id: agent.body.id, details: { name: "Bot" } });

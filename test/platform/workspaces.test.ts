@@ -167,6 +167,7 @@ describe.each(testDialects)("workspaces and members (%s)", (dialect) => {
     ]);
     expect(JSON.parse(rows[3]!.details)).toEqual({
       user_id: member.user.id,
+      user_name: "member",
       changes: { role: { from: "member", to: "admin" } },
     });
     expect(rows.every((row) => row.actor_id === owner.user.id)).toBe(true);

@@ -212,7 +212,7 @@ describe.each(testDialects)("tasks, runs and approvals API (%s)", (dialect) => {
     );
     expect(good.status).toBe(201);
     expect(good.body.runtime_config).toEqual({
-      mcp_servers: [{ name: "files", url: "https://mcp.example/mcp", headers: { authorization: "Bearer x" } }],
+      mcp_servers: [{ name: "files", url: "https://mcp.example/mcp", headers_set: ["authorization"] }],
       approval_required: ["*"],
       temperature: 0.3,
     });

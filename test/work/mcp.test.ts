@@ -63,6 +63,19 @@ describe.each(testDialects)("MCP servers as an agent's tools (%s)", (dialect) =>
       { name: "legacy", url: sse.url },
       { name: "local", command: process.execPath, args: ["--import", "tsx", stdioServer] },
     ]);
+    // The headers are write-only: the agent is shown without them, and sending it back as shown keeps them.
+    const shown = (await f.api.get(`workspaces/${f.ws}/agents/${agent.id}`, { token: f.member.token })).body;
+    expect(shown.runtime_config.mcp_servers[0]).toEqual({
+      name: "files",
+      url: http.url,
+      headers_set: ["authorization"],
+    });
+    const echoed = await f.api.patch(
+      `workspaces/${f.ws}/agents/${agent.id}`,
+      { runtime_config: shown.runtime_config },
+      { token: f.admin.token },
+    );
+    expect(echoed.status).toBe(200);
     f.model.reply(
       {
         toolCalls: [
@@ -187,6 +200,11 @@ describe.each(testDialects)("MCP servers as an agent's tools (%s)", (dialect) =>
         "MCP server host 127.0.0.1 resolves to a private, loopback or link-local address",
       ],
       ["https://[::1]/mcp", "MCP server host ::1 resolves to a private, loopback or link-local address"],
+      ["https://[::127.0.0.1]/mcp", "MCP server host ::7f00:1 resolves to a private, loopback or link-local address"],
+      [
+        "https://[::ffff:0:169.254.169.254]/mcp",
+        "MCP server host ::ffff:0:a9fe:a9fe resolves to a private, loopback or link-local address",
+      ],
       [
         "https://169.254.169.254/mcp",
         "MCP server host 169.254.169.254 resolves to a private, loopback or link-local address",

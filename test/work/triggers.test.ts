@@ -185,6 +185,12 @@ describe.each(testDialects)("task triggers (%s)", (dialect) => {
       [secondTask.id, "member", f.member.user.id],
       [thirdTask.id, "member", f.member.user.id],
     ]);
+    // Each names its agent, as well as giving its id.
+    expect(cancellations.slice(-3).map((row) => [row.details.agent_id, row.details.agent_name])).toEqual([
+      [first.id, "First"],
+      [second.id, "Second"],
+      [first.id, "First"],
+    ]);
     // Both agents are idle again once nothing of theirs runs.
     for (const agent of [first, second]) {
       await eventually(

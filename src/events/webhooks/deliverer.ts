@@ -2,6 +2,9 @@
 // processes share the queue without sending one attempt twice at once), sends them, and records each outcome with the
 // next attempt after a failure. A process that dies mid-attempt leaves a lease that expires, and the attempt is sent
 // again: at least once, the same `webhook-id` every time.
+// Claims are fair per hook (./claims.ts): a hook has at most `perHook` attempts in flight across all processes (one
+// while it is failing), taken in its own order, and free slots go round the hooks with due attempts, so a slow or dead
+// receiver only delays itself.
 import { randomUUID } from "node:crypto";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import type { Db, SqlDialect } from "../../db/index.ts";
@@ -9,6 +12,7 @@ import { now, timestampAt } from "../../db/values.ts";
 import { checkTarget, type TargetPolicy } from "../../http/targets.ts";
 import { appendEvent } from "../append.ts";
 import { toEvent } from "../outbox.ts";
+import { claimFairly } from "./claims.ts";
 import { type AttemptOutcome, sendAttempt } from "./send.ts";
 import { newAttempt } from "./service.ts";
 
@@ -23,6 +27,8 @@ export interface DeliverySettings extends TargetPolicy {
   leaseMs: number;
   /** Attempts in flight at once in this process. */
   concurrency: number;
+  /** Attempts in flight at once to one hook, counted over every process; a failing hook gets one. */
+  perHook: number;
   /** Interval of a look for due attempts even when nothing asked (retries falling due, other processes' work). */
   sweepMs: number;
 }
@@ -45,6 +51,10 @@ interface Log {
 
 export class WebhookDeliverer {
   private inFlight = 0;
+  /** Attempts in flight in this process, by hook. */
+  private readonly inFlightByHook = new Map<string, number>();
+  /** The last claim ran out of room with attempts still to take: every freed slot should claim. */
+  private starved = false;
   private claiming = false;
   private claimAgain = false;
   private closed = false;
@@ -62,9 +72,16 @@ export class WebhookDeliverer {
     this.sweep = setInterval(() => this.kick(), settings.sweepMs).unref();
   }
 
-  /** Looks for due attempts now. */
-  kick(): void {
+  /**
+   * Looks for due attempts now. Told the hook that has new work (or just finished one), it looks only once that hook
+   * has half its limit free here (or the process ran out of room before): a busy hook is refilled in batches, not
+   * with a claim per attempt, and its own completions bring the next claim.
+   */
+  kick(hookId?: string): void {
     if (this.closed) return;
+    if (hookId !== undefined && !this.starved && (this.inFlightByHook.get(hookId) ?? 0) > this.settings.perHook / 2) {
+      return;
+    }
     if (this.claiming) {
       this.claimAgain = true;
       return;
@@ -97,43 +114,35 @@ export class WebhookDeliverer {
     await Promise.allSettled([...this.sending]);
   }
 
+  // Slots freed while a claim runs are taken by the next one (kick sets claimAgain): claims batch themselves under load.
   private async claimWhileRoom(): Promise<void> {
     do {
       this.claimAgain = false;
       for (;;) {
         const room = this.settings.concurrency - this.inFlight;
-        // While attempts are in flight, claim once half the slots are free rather than one by one: a claim costs
-        // the same for one attempt as for eight.
-        if (this.closed || room <= 0 || (this.inFlight > 0 && room < this.settings.concurrency / 2)) return;
-        const claimed = await this.claim(room);
+        if (room <= 0) this.starved = true;
+        if (this.closed || room <= 0) return;
+        const { claimed, more } = await this.claim(room);
+        this.starved = more;
         for (const attempt of claimed) this.start(attempt);
-        if (claimed.length < room) break;
+        if (!more || claimed.length === 0) break;
       }
     } while (this.claimAgain);
   }
 
-  private async claim(limit: number): Promise<ClaimedAttempt[]> {
-    const at = now();
+  private async claim(room: number): Promise<{ claimed: ClaimedAttempt[]; more: boolean }> {
     const leaseToken = randomUUID();
-    const claimed = await this.db
-      .updateTable("webhook_deliveries")
-      .set({ lease_token: leaseToken, lease_expires_at: timestampAt(Date.now() + this.settings.leaseMs) })
-      .where("id", "in", (eb) => {
-        const due = eb
-          .selectFrom("webhook_deliveries")
-          .select("id")
-          .where("status", "=", "pending")
-          .where("next_attempt_at", "<=", at)
-          .where((inner) => inner.or([inner("lease_expires_at", "is", null), inner("lease_expires_at", "<=", at)]))
-          .where("webhook_id", "in", (inner) => inner.selectFrom("webhooks").select("id").where("enabled", "=", 1))
-          .orderBy("next_attempt_at")
-          .limit(limit);
-        // Other processes' claims are passed by, not waited for.
-        return this.dialect === "postgres" ? due.forUpdate().skipLocked() : due;
-      })
-      .returning("id")
-      .execute();
-    const ids = claimed.map((row) => row.id);
+    const { ids, more } = await claimFairly(this.db, this.dialect, {
+      room,
+      perHook: this.settings.perHook,
+      leaseToken,
+      leaseExpiresAt: timestampAt(Date.now() + this.settings.leaseMs),
+    });
+    return { claimed: await this.read(ids, leaseToken), more };
+  }
+
+  /** The claimed attempts with their hooks and events. */
+  private async read(ids: string[], leaseToken: string): Promise<ClaimedAttempt[]> {
     if (ids.length === 0) return [];
     const rows = await this.db
       .selectFrom("webhook_deliveries as d")
@@ -156,13 +165,18 @@ export class WebhookDeliverer {
   }
 
   private start(attempt: ClaimedAttempt): void {
+    const hookId = attempt.hook.id;
     this.inFlight++;
+    this.inFlightByHook.set(hookId, (this.inFlightByHook.get(hookId) ?? 0) + 1);
     const sending = this.deliver(attempt)
       .catch((error: unknown) => this.log.warn({ message: messageOf(error) }, "webhook delivery failed to record"))
       .finally(() => {
         this.inFlight--;
+        const left = (this.inFlightByHook.get(hookId) ?? 1) - 1;
+        if (left === 0) this.inFlightByHook.delete(hookId);
+        else this.inFlightByHook.set(hookId, left);
         this.sending.delete(sending);
-        this.kick();
+        this.kick(hookId);
       });
     this.sending.add(sending);
   }

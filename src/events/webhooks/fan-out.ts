@@ -31,8 +31,8 @@ export class WebhookFanOut {
   constructor(
     private readonly db: Db,
     private readonly dialect: SqlDialect,
-    /** Called after attempts were queued, so they are sent at once. */
-    private readonly queued: () => void,
+    /** Called after attempts were queued for the hook, so they are sent at once. */
+    private readonly queued: (hookId: string) => void,
     private readonly onError: (error: unknown) => void,
   ) {}
 
@@ -133,7 +133,7 @@ export class WebhookFanOut {
         .execute();
       return { more: events.length === EVENTS_PER_TRANSACTION, queued: attempts.length };
     });
-    if (result.queued > 0) this.queued();
+    if (result.queued > 0) this.queued(hookId);
     return result.more;
   }
 }

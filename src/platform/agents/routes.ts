@@ -7,7 +7,7 @@ import type { Db } from "../../db/index.ts";
 import { noContent } from "../../http/openapi.ts";
 import type { AgentChecks } from "./checks.ts";
 import { agentListQuery, agentParams, agentSchema, createAgentBody, updateAgentBody } from "./schemas.ts";
-import { createAgent, deleteAgent, getAgent, listAgents, updateAgent } from "./service.ts";
+import { createAgent, deleteAgent, getAgent, listAgents, showAgent, updateAgent } from "./service.ts";
 
 const tags = ["agents"];
 
@@ -32,7 +32,8 @@ export async function agentRoutes(
     },
     async (request, reply) => {
       const checks = { ...serverChecks, role: request.membership.role };
-      return reply.code(201).send(await createAgent(db, request.params.ws_id, request.body, actorOf(request), checks));
+      const agent = await createAgent(db, request.params.ws_id, request.body, actorOf(request), checks);
+      return reply.code(201).send(showAgent(agent));
     },
   );
 
@@ -49,14 +50,14 @@ export async function agentRoutes(
     },
     async (request) => {
       const { status, ...page } = request.query;
-      return listAgents(db, request.params.ws_id, page, { status });
+      return (await listAgents(db, request.params.ws_id, page, { status })).map(showAgent);
     },
   );
 
   routes.get(
     "/agents/:agent_id",
     { schema: { tags, summary: "An agent", params: agentParams, response: { 200: agentSchema } } },
-    async (request) => getAgent(db, request.params.ws_id, request.params.agent_id),
+    async (request) => showAgent(await getAgent(db, request.params.ws_id, request.params.agent_id)),
   );
 
   routes.patch(
@@ -71,7 +72,16 @@ export async function agentRoutes(
       },
     },
     async (request) =>
-      updateAgent(db, request.membership, request.params.agent_id, request.body, actorOf(request), serverChecks),
+      showAgent(
+        await updateAgent(
+          db,
+          request.membership,
+          request.params.agent_id,
+          request.body,
+          actorOf(request),
+          serverChecks,
+        ),
+      ),
   );
 
   routes.delete(

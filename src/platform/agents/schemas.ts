@@ -23,39 +23,98 @@ const mcpServerName = text(32)
   .min(1)
   .regex(/^[A-Za-z0-9_-]+$/, { message: "MCP server names are letters, digits, _ and -" });
 
-/** An MCP server whose tools the agent's task runs get: Streamable HTTP (or legacy SSE) at `url`, or stdio `command`. */
-export const mcpServerSchema = z
-  .object({
-    name: mcpServerName,
-    url: z.url({ protocol: /^https?$/, message: "Must be an http(s) URL" }).optional(),
-    headers: z.record(text(200), text(8000)).optional(),
-    command: text(1000).min(1).optional(),
-    args: z.array(text(10_000)).max(100).optional(),
-    env: z.record(text(200), text(10_000)).optional(),
-  })
-  .refine((server) => (server.url === undefined) !== (server.command === undefined), {
-    message: "Give url (Streamable HTTP or SSE) or command (stdio): one of the two",
-    path: ["url"],
-  });
+const mcpServerFields = {
+  name: mcpServerName,
+  url: z.url({ protocol: /^https?$/, message: "Must be an http(s) URL" }).optional(),
+  headers: z.record(text(200), text(8000)).optional(),
+  command: text(1000).min(1).optional(),
+  args: z.array(text(10_000)).max(100).optional(),
+  env: z.record(text(200), text(10_000)).optional(),
+};
+const hasUrlOrCommand = (server: { url?: unknown; command?: unknown }) =>
+  (server.url === undefined) !== (server.command === undefined);
+const URL_OR_COMMAND = {
+  message: "Give url (Streamable HTTP or SSE) or command (stdio): one of the two",
+  path: ["url"],
+};
+
+/**
+ * An MCP server whose tools the agent's task runs get, as stored and as the runtime reads it: Streamable HTTP (or
+ * legacy SSE) at `url`, or stdio `command`.
+ */
+export const mcpServerSchema = z.object(mcpServerFields).refine(hasUrlOrCommand, URL_OR_COMMAND);
 export type McpServerConfig = z.infer<typeof mcpServerSchema>;
+
+const mcpServerList = <S extends z.ZodType<{ name: string }>>(server: S) =>
+  z
+    .array(server)
+    .max(20)
+    .refine((servers) => new Set(servers.map((one) => one.name)).size === servers.length, {
+      message: "MCP server names must not repeat",
+    })
+    .optional();
+const approvalRequired = z.array(text(200).min(1)).max(200).optional();
 
 /**
  * Free-form settings, of which the agent runtime reads `mcp_servers` and `approval_required` (tool names, or "*"
- * for every tool): those are checked, anything else is kept as it is.
+ * for every tool): those are checked, anything else is kept as it is. This is the stored shape, which runs parse.
  */
 export const runtimeConfigSchema = z
-  .object({
-    mcp_servers: z
-      .array(mcpServerSchema)
-      .max(20)
-      .refine((servers) => new Set(servers.map((server) => server.name)).size === servers.length, {
-        message: "MCP server names must not repeat",
-      })
-      .optional(),
-    approval_required: z.array(text(200).min(1)).max(200).optional(),
-  })
+  .object({ mcp_servers: mcpServerList(mcpServerSchema), approval_required: approvalRequired })
   .catchall(z.unknown());
-const runtimeConfig = runtimeConfigSchema;
+
+/** An MCP server as a client sends it: `headers` and `env` are write-only (see secrets.ts). */
+const mcpServerInput = z
+  .object({
+    ...mcpServerFields,
+    headers: mcpServerFields.headers
+      .unwrap()
+      .nullable()
+      .optional()
+      .meta({
+        description:
+          "Sent with every request to the server. Write-only: never returned (the server shows `headers_set`, their " +
+          "names). Left out on update, the stored headers are kept while the URL's origin stays; null removes them.",
+      }),
+    env: mcpServerFields.env
+      .unwrap()
+      .nullable()
+      .optional()
+      .meta({
+        description:
+          "Environment of the stdio command. Write-only: never returned (the server shows `env_set`, the names). " +
+          "Left out on update, the stored values are kept while command and args stay; null removes them.",
+      }),
+  })
+  .refine(hasUrlOrCommand, URL_OR_COMMAND);
+export type McpServerInput = z.infer<typeof mcpServerInput>;
+
+export const runtimeConfigInput = z
+  .object({ mcp_servers: mcpServerList(mcpServerInput), approval_required: approvalRequired })
+  .catchall(z.unknown());
+export type RuntimeConfigInput = z.infer<typeof runtimeConfigInput>;
+
+/** An MCP server as the API shows it: its credentials only by name. */
+const mcpServerView = z
+  .object({
+    name: z.string(),
+    url: z.string().optional(),
+    command: z.string().optional(),
+    args: z.array(z.string()).optional(),
+    headers_set: z
+      .array(z.string())
+      .optional()
+      .meta({ description: "Names of the headers stored for this server; their values are never returned" }),
+    env_set: z
+      .array(z.string())
+      .optional()
+      .meta({ description: "Names of the environment variables stored for this server; values are never returned" }),
+  })
+  .meta({ id: "McpServer" });
+export type McpServerView = z.infer<typeof mcpServerView>;
+
+const runtimeConfigView = z.object({ mcp_servers: z.array(mcpServerView).optional() }).catchall(z.unknown());
+
 const maxConcurrentTasks = z.number().int().min(1).max(100);
 const ownerId = text(100).min(1);
 
@@ -70,7 +129,7 @@ export const agentSchema = z
     tools: z.array(z.string()),
     status: agentStatusSchema,
     runtime_mode: runtimeModeSchema,
-    runtime_config: z.record(z.string(), z.unknown()),
+    runtime_config: runtimeConfigView,
     max_concurrent_tasks: z.number().int(),
     owner_type: actorTypeSchema.nullable(),
     owner_id: z.string().nullable(),
@@ -95,7 +154,7 @@ export const createAgentBody = z
     tools: tools.default([]),
     status: agentStatusSchema.default("offline"),
     runtime_mode: runtimeModeSchema.default("local"),
-    runtime_config: runtimeConfig.nullable().default({}),
+    runtime_config: runtimeConfigInput.nullable().default({}),
     max_concurrent_tasks: maxConcurrentTasks.default(1),
     owner_type: actorTypeSchema.optional(),
     owner_id: ownerId.optional(),
@@ -112,7 +171,7 @@ export const updateAgentBody = z
     tools: tools.optional(),
     status: agentStatusSchema.optional(),
     runtime_mode: runtimeModeSchema.optional(),
-    runtime_config: runtimeConfig.optional(),
+    runtime_config: runtimeConfigInput.optional(),
     max_concurrent_tasks: maxConcurrentTasks.optional(),
     owner_type: actorTypeSchema.nullable().optional(),
     owner_id: ownerId.nullable().optional(),

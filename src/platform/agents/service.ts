@@ -7,14 +7,24 @@ import type { AgentsTable } from "../../db/schema.ts";
 import { fromJson, newId, now, toJson } from "../../db/values.ts";
 import { diffFields, recordActivity } from "../../events/activity.ts";
 import { conflict, forbidden, invalid } from "../../http/errors.ts";
+import { withNames } from "../names.ts";
 import { getInWorkspace, requireActorInWorkspace } from "../references.ts";
 import { workHooks } from "../work-hooks.ts";
 import { type AgentChecks, checkMcpServerUrls, checkStdioServers, checkTools } from "./checks.ts";
 import type { AgentStatus, agentSchema, CreateAgentInput, UpdateAgentPatch } from "./schemas.ts";
+import { showRuntimeConfig, withStoredSecrets } from "./secrets.ts";
 
 export type { AgentChecks, ToolNameCheck } from "./checks.ts";
 
-export type Agent = z.infer<typeof agentSchema>;
+/** An agent as the API shows it: its MCP servers' credentials named, never shown (secrets.ts). */
+export type AgentView = z.infer<typeof agentSchema>;
+/** An agent as stored and run, credentials included: never sent to a client as it is (see showAgent). */
+export type Agent = Omit<AgentView, "runtime_config"> & { runtime_config: Record<string, unknown> };
+
+export const showAgent = (agent: Agent): AgentView => ({
+  ...agent,
+  runtime_config: showRuntimeConfig(agent.runtime_config),
+});
 
 export const toAgent = (row: AgentsTable): Agent => ({
   ...row,
@@ -48,8 +58,9 @@ export async function createAgent(
   actor: Actor,
   checks: AgentChecks = {},
 ): Promise<Agent> {
-  checkStdioServers(null, input.runtime_config, checks);
-  await checkMcpServerUrls(input.runtime_config, checks);
+  const runtimeConfig = withStoredSecrets(null, input.runtime_config);
+  checkStdioServers(null, runtimeConfig, checks);
+  await checkMcpServerUrls(runtimeConfig, checks);
   await checkTools(input.tools, checks, { workspaceId, userId: actor.id, agentName: input.name });
   const owner =
     input.owner_type !== undefined && input.owner_id !== undefined
@@ -66,7 +77,7 @@ export async function createAgent(
     tools: toJson(input.tools),
     status: input.status,
     runtime_mode: input.runtime_mode,
-    runtime_config: toJson(input.runtime_config ?? {}),
+    runtime_config: toJson(runtimeConfig),
     max_concurrent_tasks: input.max_concurrent_tasks,
     owner_type: owner.type,
     owner_id: owner.id,
@@ -117,15 +128,21 @@ export async function updateAgent(
   return db.transaction().execute(async (trx) => {
     const before = await getAgent(trx, by.workspaceId, agentId);
     requireManager(before, by);
-    checkStdioServers(before.runtime_config, patch.runtime_config, { ...checks, role: by.role });
+    const runtimeConfig =
+      patch.runtime_config === undefined ? undefined : withStoredSecrets(before.runtime_config, patch.runtime_config);
+    checkStdioServers(before.runtime_config, runtimeConfig, { ...checks, role: by.role });
     if (patch.owner_type && patch.owner_id) {
       if (patch.owner_type === "agent" && patch.owner_id === agentId) {
         throw invalid(["body", "owner_id"], "An agent cannot own itself");
       }
       await requireActorInWorkspace(trx, by.workspaceId, patch.owner_type, patch.owner_id);
     }
-    const changes = diffFields(before, patch);
+    const changes = diffFields(before, { ...patch, runtime_config: runtimeConfig });
     if (Object.keys(changes).length === 0) return before;
+    if (changes.runtime_config) {
+      const { from, to } = changes.runtime_config as { from: Record<string, unknown>; to: Record<string, unknown> };
+      changes.runtime_config = { from: showRuntimeConfig(from), to: showRuntimeConfig(to) };
+    }
     await trx
       .updateTable("agents")
       .set({
@@ -136,7 +153,7 @@ export async function updateAgent(
         ...(patch.tools !== undefined && { tools: toJson(patch.tools) }),
         ...(patch.status !== undefined && { status: patch.status }),
         ...(patch.runtime_mode !== undefined && { runtime_mode: patch.runtime_mode }),
-        ...(patch.runtime_config !== undefined && { runtime_config: toJson(patch.runtime_config) }),
+        ...(runtimeConfig !== undefined && { runtime_config: toJson(runtimeConfig) }),
         ...(patch.max_concurrent_tasks !== undefined && { max_concurrent_tasks: patch.max_concurrent_tasks }),
         ...(patch.owner_type !== undefined && { owner_type: patch.owner_type }),
         ...(patch.owner_id !== undefined && { owner_id: patch.owner_id }),
@@ -150,7 +167,14 @@ export async function updateAgent(
       entityId: agentId,
       actor,
       action: "agent.updated",
-      details: { changes },
+      details: {
+        changes: await withNames(trx, by.workspaceId, changes, {
+          owner_id: {
+            from: before.owner_type,
+            to: patch.owner_type === undefined ? before.owner_type : patch.owner_type,
+          },
+        }),
+      },
     });
     return getAgent(trx, by.workspaceId, agentId);
   });

@@ -8,6 +8,7 @@ import { isId, newId, now } from "../../db/values.ts";
 import { recordActivity } from "../../events/activity.ts";
 import { forbidden, notFound } from "../../http/errors.ts";
 import { getIssue } from "../issues/service.ts";
+import { nameOf } from "../names.ts";
 import { workHooks } from "../work-hooks.ts";
 import type { CreateCommentFields } from "./schemas.ts";
 
@@ -145,7 +146,11 @@ export async function deleteComment(
       issueId: issue.id,
       actor,
       action: "comment.deleted",
-      details: { author_id: comment.author_id },
+      details: {
+        author_type: comment.author_type,
+        author_id: comment.author_id,
+        author_name: await nameOf(trx, workspaceId, comment.author_type, comment.author_id),
+      },
     });
   });
 }

@@ -7,6 +7,7 @@ import type { IssueDependenciesTable } from "../../db/schema.ts";
 import { isId, newId, now } from "../../db/values.ts";
 import { recordActivity } from "../../events/activity.ts";
 import { conflict, forbidden, invalid, notFound } from "../../http/errors.ts";
+import { issueQuery, toIssue } from "../issues/issue-row.ts";
 import { getIssue, isCreatorOf } from "../issues/service.ts";
 
 export type DependencyType = "blocks" | "blocked_by" | "related";
@@ -63,7 +64,12 @@ export async function createDependency(
         issueId: issue.id,
         actor,
         action: "dependency.created",
-        details: { type: row.type, depends_on_issue_id: target.id, depends_on: target.identifier },
+        details: {
+          type: row.type,
+          depends_on_issue_id: target.id,
+          depends_on: target.identifier,
+          depends_on_title: target.title,
+        },
       });
       return row;
     });
@@ -109,7 +115,18 @@ export async function deleteDependency(
       issueId: dependency.issue_id,
       actor,
       action: "dependency.deleted",
-      details: { type: dependency.type, depends_on_issue_id: dependency.depends_on_issue_id },
+      details: {
+        type: dependency.type,
+        depends_on_issue_id: dependency.depends_on_issue_id,
+        ...(await dependsOnNames(trx, workspaceId, dependency.depends_on_issue_id)),
+      },
     });
   });
+}
+
+/** How dependency entries name the issue depended on: its identifier and its title (null if it is gone). */
+async function dependsOnNames(db: Db, workspaceId: string, issueId: string) {
+  const target = await issueQuery(db, workspaceId).where("issues.id", "=", issueId).executeTakeFirst();
+  const issue = target && toIssue(target);
+  return { depends_on: issue?.identifier ?? null, depends_on_title: issue?.title ?? null };
 }

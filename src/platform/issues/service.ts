@@ -7,6 +7,7 @@ import type { IssuesTable } from "../../db/schema.ts";
 import { isId, newId, now, toJson } from "../../db/values.ts";
 import { diffFields, recordActivity } from "../../events/activity.ts";
 import { forbidden, invalid, notFound } from "../../http/errors.ts";
+import { withNames } from "../names.ts";
 import { getProject } from "../projects/service.ts";
 import { patchActorRef } from "../references.ts";
 import { workHooks } from "../work-hooks.ts";
@@ -164,7 +165,14 @@ export async function updateIssue(
       issueId: before.id,
       actor,
       action: "issue.updated",
-      details: { identifier: before.identifier, changes },
+      details: {
+        identifier: before.identifier,
+        changes: await withNames(trx, workspaceId, changes, {
+          assignee_id: { from: before.assignee_type, to: assignee.type },
+          project_id: { from: "project", to: "project" },
+          parent_issue_id: { from: "issue", to: "issue" },
+        }),
+      },
     });
     await workHooks().assigneeChanged(trx, {
       workspaceId,

@@ -68,7 +68,7 @@ export async function addMember(
   actor: Actor,
 ): Promise<Member> {
   if (input.role !== "member" && by.role !== "owner") throw forbidden(ONLY_OWNERS);
-  let users = db.selectFrom("users").select("id");
+  let users = db.selectFrom("users").select(["id", "name"]);
   users =
     input.user_id !== undefined
       ? users.where("id", "=", input.user_id)
@@ -88,7 +88,7 @@ export async function addMember(
         entityId: id,
         actor,
         action: "member.added",
-        details: { user_id: user.id, role: input.role },
+        details: { user_id: user.id, user_name: user.name, role: input.role },
       });
     });
   } catch (error) {
@@ -145,7 +145,7 @@ export async function changeRole(db: Db, by: Membership, userId: string, role: R
       entityId: target.id,
       actor,
       action: "member.updated",
-      details: { user_id: userId, changes: { role: { from: target.role, to: role } } },
+      details: { user_id: userId, user_name: target.user.name, changes: { role: { from: target.role, to: role } } },
     });
     return { ...target, role };
   });
@@ -176,7 +176,7 @@ export async function removeMember(db: Db, by: Membership, userId: string, actor
       entityId: target.id,
       actor,
       action: leaving ? "member.left" : "member.removed",
-      details: { user_id: userId, role: target.role },
+      details: { user_id: userId, user_name: target.user.name, role: target.role },
     });
   });
 }

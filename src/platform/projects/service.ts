@@ -9,6 +9,7 @@ import { diffFields, recordActivity } from "../../events/activity.ts";
 import { forbidden } from "../../http/errors.ts";
 import { changingIssueLists } from "../issues/list-version.ts";
 import { ISSUE_STATUSES } from "../issues/schemas.ts";
+import { withNames } from "../names.ts";
 import { getInWorkspace, patchActorRef } from "../references.ts";
 import type { CreateProjectInput, PROJECT_STATUSES, UpdateProjectPatch } from "./schemas.ts";
 
@@ -127,7 +128,9 @@ export async function updateProject(
       entityId: before.id,
       actor,
       action: "project.updated",
-      details: { changes },
+      details: {
+        changes: await withNames(trx, workspaceId, changes, { lead_id: { from: before.lead_type, to: lead.type } }),
+      },
     });
     return { ...before, ...next, updated_at };
   });
