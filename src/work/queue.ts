@@ -4,6 +4,7 @@
 import { sql } from "kysely";
 import type { Actor } from "../api/access.ts";
 import type { Db } from "../db/index.ts";
+import { holdWorkspace } from "../db/lock-order.ts";
 import type { TasksTable } from "../db/schema.ts";
 import { newId, now } from "../db/values.ts";
 import { recordActivity } from "../events/activity.ts";
@@ -30,9 +31,13 @@ export interface NewTask {
 /**
  * Queues a task for the agent on the issue, inside the transaction of the change that triggers it; a task already
  * open for the two takes the new trigger in instead (its run sees the new input). Atomic with concurrent triggers:
- * the database's unique index on open tasks decides which insert wins, the others fold into it.
+ * the database's unique index on open tasks decides which insert wins, the others fold into it. Undefined when the
+ * agent is gone.
  */
-export async function enqueueTask(trx: Db, input: NewTask): Promise<{ task: TaskRow; created: boolean }> {
+export async function enqueueTask(trx: Db, input: NewTask): Promise<{ task: TaskRow; created: boolean } | undefined> {
+  // The agent before its task (db/lock-order.ts): an agent deleted meanwhile gets no task, instead of failing the
+  // change that triggered it.
+  if (!(await holdWorkspace(trx, input.workspaceId, { agentId: input.agentId }))) return undefined;
   const at = now();
   const id = newId();
   const task = await trx

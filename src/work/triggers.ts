@@ -4,6 +4,7 @@
 import type { Assignee, WorkHooks } from "../platform/work-hooks.ts";
 import { cancelOpenTasks, enqueueTask } from "./queue.ts";
 import { OPEN_TASK_STATUSES } from "./schemas.ts";
+import { announce } from "./signals.ts";
 
 const agentOf = (assignee: Assignee | null): string | undefined =>
   assignee?.type === "agent" && assignee.id ? assignee.id : undefined;
@@ -78,7 +79,25 @@ const issueDeleted: WorkHooks["issueDeleted"] = (trx, change) =>
 const agentDeleted: WorkHooks["agentDeleted"] = (trx, change) =>
   cancelOpenTasks(trx, { agentId: change.agentId }, change.actor);
 
-export const workTriggers: WorkHooks = { assigneeChanged, commentAdded, priorityChanged, issueDeleted, agentDeleted };
+/** The workspace is being deleted: its tasks go with it, and the processes running some are told to stop them. */
+const workspaceDeleted: WorkHooks["workspaceDeleted"] = async (trx, { workspaceId }) => {
+  const running = await trx
+    .selectFrom("tasks")
+    .select("id")
+    .where("workspace_id", "=", workspaceId)
+    .where("status", "=", "running")
+    .execute();
+  for (const task of running) await announce(trx, { kind: "cancel", taskId: task.id });
+};
+
+export const workTriggers: WorkHooks = {
+  assigneeChanged,
+  commentAdded,
+  priorityChanged,
+  issueDeleted,
+  agentDeleted,
+  workspaceDeleted,
+};
 
 /** The agents a comment names with `@name`; an address such as `ops@bot.example` names nobody. */
 export function mentionedAgents<A extends { name: string }>(content: string, agents: A[]): A[] {
