@@ -3,7 +3,7 @@
 // Claiming and leases are in leases.ts.
 import { sql } from "kysely";
 import type { Actor } from "../api/access.ts";
-import type { Db } from "../db/index.ts";
+import { type Db, isPostgres } from "../db/index.ts";
 import { holdWorkspace } from "../db/lock-order.ts";
 import type { TasksTable } from "../db/schema.ts";
 import { newId, now } from "../db/values.ts";
@@ -90,8 +90,11 @@ export async function enqueueTask(trx: Db, input: NewTask): Promise<{ task: Task
   return { task, created };
 }
 
-/** Cancels the open tasks of an issue (of one agent, or all) inside the caller's transaction: un-assigning the agent,
- * deleting the issue. */
+/**
+ * Cancels the open tasks of an issue (of one agent, or all) inside the caller's transaction: un-assigning the agent,
+ * deleting the issue or the agent. Each is locked as it is read, so it is cancelled in the state it is in: a waiting
+ * task claimed meanwhile is cancelled as the running task it became (its process closes its run).
+ */
 export async function cancelOpenTasks(
   trx: Db,
   filter: { issueId?: string; agentId?: string },
@@ -100,15 +103,18 @@ export async function cancelOpenTasks(
   let query = trx
     .selectFrom("tasks")
     .selectAll()
-    .where("status", "in", [...OPEN_TASK_STATUSES]);
+    .where("status", "in", [...OPEN_TASK_STATUSES])
+    .orderBy("id")
+    .$if(isPostgres(trx), (select) => select.forUpdate());
   if (filter.issueId) query = query.where("issue_id", "=", filter.issueId);
   if (filter.agentId) query = query.where("agent_id", "=", filter.agentId);
   for (const task of await query.execute()) await cancelTask(trx, task, actor);
 }
 
 /**
- * Cancels one open task inside `trx`; false if it had already ended. A running task's process hears it at commit
- * and stops the run within moments; a waiting one's pending approvals end with it. The activity entry says so.
+ * Cancels one open task inside `trx`; false if it had already ended. `task` is its row as read under its lock (FOR
+ * UPDATE) in `trx`. A running task's process hears it at commit and stops the run within moments, and closes the
+ * run itself; a waiting one's run is closed here, and its pending approvals end with it. The activity entry says so.
  */
 export async function cancelTask(trx: Db, task: TaskRow, actor: Actor): Promise<boolean> {
   const at = now();
