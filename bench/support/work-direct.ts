@@ -13,18 +13,22 @@ import { createUser } from "../../src/platform/accounts/users.ts";
 import { createAgent } from "../../src/platform/agents/service.ts";
 import { createIssue } from "../../src/platform/issues/service.ts";
 import { PLATFORM_TOOL_NAMES, platformToolSource } from "../../src/platform/tools.ts";
+import { wireWorkHooks } from "../../src/platform/work-hooks.ts";
 import { createWorkspace } from "../../src/platform/workspaces/service.ts";
 import { ToolInvoker } from "../../src/tools/invoker.ts";
 import type { Tool } from "../../src/tools/registry.ts";
 import { ToolRegistry } from "../../src/tools/registry.ts";
 import { syncAgentStatus } from "../../src/work/agent-work-status.ts";
 import { buildTaskFrame } from "../../src/work/frame.ts";
+import { workTriggers } from "../../src/work/triggers.ts";
 
 const [tasks, agentCount] = [Number(process.argv[2] ?? 1000), Number(process.argv[3] ?? 20)];
 const config = loadConfig();
 const database = openDatabase(config.databaseUrl);
 await migrateToLatest(database.db);
 const { db } = database;
+// The issues are created as the platform creates them (core.ts wires the same hooks in a server).
+wireWorkHooks(workTriggers);
 const registry = new ToolRegistry();
 const tools = new ToolInvoker(registry);
 const status = new AgentStatusTracker(db, syncAgentStatus, { leaseMs: config.work.leaseMs });

@@ -5,6 +5,7 @@
 // so its runs cannot leave the agent `working` forever. Written as the agent itself (activity says the agent did it).
 import type { DeleteQueryBuilder, DeleteResult } from "kysely";
 import type { Db } from "../db/index.ts";
+import { holdWorkspace } from "../db/lock-order.ts";
 import type { Database } from "../db/schema.ts";
 import { newId, now, timestampAt } from "../db/values.ts";
 import type { PlatformAgent } from "./agent-store.ts";
@@ -15,6 +16,9 @@ export type AgentStatusSync = (
   agent: { id: string; workspaceId: string },
   failedFinally: boolean,
 ) => Promise<void>;
+
+/** The agent's workspace and the agent, first in a transaction that writes its runs (db/lock-order.ts). */
+const holdAgent = (trx: Db, agentId: string, workspaceId: string) => holdWorkspace(trx, workspaceId, { agentId });
 
 export interface LiveRunSettings {
   /** How long a run counts without its process renewing it. */
@@ -46,6 +50,7 @@ export class AgentStatusTracker {
     await this.db
       .transaction()
       .execute(async (trx) => {
+        if (!(await holdAgent(trx, agent.id, agent.workspace_id))) return;
         await trx
           .insertInto("agent_live_runs")
           .values({
@@ -66,6 +71,7 @@ export class AgentStatusTracker {
     await this.db
       .transaction()
       .execute(async (trx) => {
+        if (!(await holdAgent(trx, agent.id, agent.workspace_id))) return;
         await trx.deleteFrom("agent_live_runs").where("id", "=", runId).execute();
         await this.sync(trx, { id: agent.id, workspaceId: agent.workspace_id }, failed);
       })
@@ -98,7 +104,9 @@ export class AgentStatusTracker {
     const released = await runs.returning(["agent_id", "workspace_id"]).execute();
     const agents = new Map(released.map((row) => [row.agent_id, row.workspace_id]));
     for (const [id, workspaceId] of agents) {
-      await this.db.transaction().execute((trx) => this.sync(trx, { id, workspaceId }, false));
+      await this.db.transaction().execute(async (trx) => {
+        if (await holdAgent(trx, id, workspaceId)) await this.sync(trx, { id, workspaceId }, false);
+      });
     }
   }
 }

@@ -5,6 +5,7 @@
 import { sql } from "kysely";
 import { beforeCommit } from "../db/commit-hooks.ts";
 import { type Db, isPostgres } from "../db/index.ts";
+import { holdWorkspace } from "../db/lock-order.ts";
 import type { EventsTable } from "../db/schema.ts";
 import { newId, now, toJson } from "../db/values.ts";
 import { signalLocally } from "./local-signal.ts";
@@ -37,7 +38,12 @@ export function appendActivity(trx: Db, event: NewEvent): Promise<void> {
 }
 
 async function append(trx: Db, event: NewEvent, activityId: string | null): Promise<void> {
-  if (!trx.isTransaction) return trx.transaction().execute((own) => append(own, event, activityId));
+  if (!trx.isTransaction) {
+    // Its own transaction holds the workspace first (db/lock-order.ts): a deleted workspace has no outbox to write to.
+    return trx.transaction().execute(async (own) => {
+      if (await holdWorkspace(own, event.workspaceId)) await append(own, event, activityId);
+    });
+  }
   const pending: PendingEvent = { row: rowOf(event), activityId };
   const queued = pendingOf.get(trx);
   if (queued) {

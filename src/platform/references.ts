@@ -1,7 +1,7 @@
 // Checks that ids named in a request belong to this workspace (IDOR rule: another workspace's id is "not found").
 import type { Selectable } from "kysely";
 import type { ActorType } from "../api/fields.ts";
-import type { Db } from "../db/index.ts";
+import { type Db, isPostgres } from "../db/index.ts";
 import type { Database } from "../db/schema.ts";
 import { isId } from "../db/values.ts";
 import { invalid, notFound } from "../http/errors.ts";
@@ -9,13 +9,17 @@ import { invalid, notFound } from "../http/errors.ts";
 /** Tables whose rows belong to one workspace and are named by their id. */
 type WorkspaceTable = "issues" | "agents" | "projects" | "labels" | "api_keys";
 
-/** The row with this id, if it belongs to this workspace; otherwise 404 "<thing> not found". */
+/**
+ * The row with this id, if it belongs to this workspace; otherwise 404 "<thing> not found". `delete` (PostgreSQL, in a
+ * transaction) locks it as deleting it would, until commit.
+ */
 export async function getInWorkspace<T extends WorkspaceTable>(
   db: Db,
   table: T,
   workspaceId: string,
   id: string,
   thing: string,
+  lock?: "delete",
 ): Promise<Selectable<Database[T]>> {
   const row = isId(id)
     ? await db
@@ -23,6 +27,7 @@ export async function getInWorkspace<T extends WorkspaceTable>(
         .selectAll()
         .where("workspace_id", "=", workspaceId)
         .where("id", "=", id)
+        .$if(lock === "delete" && db.isTransaction && isPostgres(db), (query) => query.forUpdate())
         .executeTakeFirst()
     : undefined;
   if (!row) throw notFound(thing);

@@ -3,6 +3,7 @@
 
 import type { Actor } from "../api/access.ts";
 import type { Page } from "../api/pagination.ts";
+import { inWorkspace } from "../api/workspace-transaction.ts";
 import { type Db, isPostgres } from "../db/index.ts";
 import type { ApprovalsTable } from "../db/schema.ts";
 import { fromJson, isId, now } from "../db/values.ts";
@@ -57,7 +58,7 @@ export async function decideApproval(
   body: ApprovalDecision,
   actor: Actor,
 ): Promise<Approval> {
-  return db.transaction().execute(async (trx) => {
+  return inWorkspace(db, workspaceId, async (trx) => {
     const before = await getApproval(trx, workspaceId, approvalId);
     // The task row is the lock every writer of this run's waiting state takes: decisions take turns.
     await trx

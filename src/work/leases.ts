@@ -38,6 +38,12 @@ export interface ClaimedTask {
  */
 const CLAIMABLE = sql<boolean>`(tasks.status = 'queued' or (tasks.status = 'waiting_approval' and tasks.resume = 1))`;
 
+/**
+ * A claim's locks (PostgreSQL): its tasks', and their workspaces' and agents' (db/lock-order.ts), each passed by when
+ * locked otherwise, so one being deleted is not waited for, nor does its deletion wait for the claim halfway.
+ */
+const LOCK_WITH_PARENTS = sql`for update of tasks skip locked for key share of agents, workspaces skip locked`;
+
 /** How many claimable tasks one claim looks at, in case the first ones belong to agents already at their limit. */
 const CANDIDATES = 16;
 
@@ -53,6 +59,7 @@ export async function claimNextTask(db: Db, settings: ClaimSettings): Promise<Cl
     let candidates = trx
       .selectFrom("tasks")
       .innerJoin("agents", "agents.id", "tasks.agent_id")
+      .innerJoin("workspaces", "workspaces.id", "tasks.workspace_id")
       // Running tasks per agent, counted once for the whole query.
       .leftJoin(
         (eb) =>
@@ -73,7 +80,7 @@ export async function claimNextTask(db: Db, settings: ClaimSettings): Promise<Cl
       .orderBy("tasks.created_at")
       .orderBy("tasks.id")
       .limit(CANDIDATES);
-    if (postgres) candidates = candidates.forUpdate("tasks").skipLocked();
+    if (postgres) candidates = candidates.modifyEnd(LOCK_WITH_PARENTS);
     const claimable = await candidates.execute();
     for (const [index, candidate] of claimable.entries()) {
       // Two processes may both have seen room for the agent: the lock makes the second one count again.
@@ -194,12 +201,14 @@ export async function recoverExpiredLeases(db: Db, settings: RecoverySettings): 
     const done = await db.transaction().execute(async (trx) => {
       let query = trx
         .selectFrom("tasks")
-        .selectAll()
-        .where("lease_owner", "is not", null)
-        .where("lease_expires_at", "<", now())
-        .orderBy("lease_expires_at")
+        .innerJoin("agents", "agents.id", "tasks.agent_id")
+        .innerJoin("workspaces", "workspaces.id", "tasks.workspace_id")
+        .selectAll("tasks")
+        .where("tasks.lease_owner", "is not", null)
+        .where("tasks.lease_expires_at", "<", now())
+        .orderBy("tasks.lease_expires_at")
         .limit(1);
-      if (postgres) query = query.forUpdate().skipLocked();
+      if (postgres) query = query.modifyEnd(LOCK_WITH_PARENTS);
       const task = await query.executeTakeFirst();
       if (!task) return true;
       await recoverTask(trx, task, settings);

@@ -3,6 +3,7 @@
 // cancellation, or handed back at shutdown. The agent's status follows in the same transaction.
 import type { ToolCallRecord, Usage } from "../agents/model.ts";
 import { type Db, isPostgres } from "../db/index.ts";
+import { holdWorkspace } from "../db/lock-order.ts";
 import { newId, now, timestampAt, toJson } from "../db/values.ts";
 import { appendEvent } from "../events/append.ts";
 import type { EventType } from "../events/types.ts";
@@ -26,6 +27,14 @@ const usageColumns = ({ usageTotals }: RunTally) => ({
   input_tokens: usageTotals.inputTokens,
   output_tokens: usageTotals.outputTokens,
 });
+
+/**
+ * First in each ending's transaction: the task's workspace and agent (db/lock-order.ts), so that their deletion and
+ * the ending run one after the other. False when either is gone, and the task with it: its run has ended as if
+ * cancelled, with nothing left to write.
+ */
+const holdParents = (trx: Db, claimed: ClaimedTask) =>
+  holdWorkspace(trx, claimed.task.workspace_id, { agentId: claimed.task.agent_id });
 
 /** The task row, locked, if this process still holds it. */
 async function heldTask(trx: Db, claimed: ClaimedTask, owner: string) {
@@ -105,6 +114,7 @@ async function succeed(
   tally: RunTally,
   alongside?: (trx: Db) => Promise<unknown>,
 ): Promise<"succeeded"> {
+  if (!(await holdParents(trx, claimed))) throw new NotOursAnymore("cancelled");
   await alongside?.(trx);
   const at = now();
   const task = await trx
@@ -158,6 +168,7 @@ export async function failTask(
   retryBaseMs: number,
 ): Promise<NotOurs | { retryInMs: number } | "failed"> {
   return db.transaction().execute(async (trx) => {
+    if (!(await holdParents(trx, claimed))) return "cancelled";
     const task = await heldTask(trx, claimed, owner);
     if (typeof task === "string") return task;
     const at = now();
@@ -193,9 +204,13 @@ export async function failTask(
   });
 }
 
-/** A cancelled task's run has stopped: its record ends as cancelled. */
+/**
+ * A cancelled task's run has stopped: its record ends as cancelled (unless it ended otherwise meanwhile, or went with
+ * its task's deletion).
+ */
 export async function closeCancelledRun(db: Db, claimed: ClaimedTask, owner: string, tally: RunTally) {
   await db.transaction().execute(async (trx) => {
+    if (!(await holdParents(trx, claimed))) return;
     const at = now();
     const run = await trx
       .updateTable("runs")
@@ -203,7 +218,8 @@ export async function closeCancelledRun(db: Db, claimed: ClaimedTask, owner: str
       .where("id", "=", claimed.runId)
       .where("status", "=", "running")
       .executeTakeFirst();
-    if (Number(run.numUpdatedRows) > 0) {
+    const closed = Number(run.numUpdatedRows) > 0;
+    if (closed) {
       await storeRunEvents(trx, claimed.runId, tally.lastSeq, [runErrorEvent("The task was cancelled", "cancelled")]);
     }
     await trx
@@ -213,7 +229,7 @@ export async function closeCancelledRun(db: Db, claimed: ClaimedTask, owner: str
       .where("lease_owner", "=", owner)
       .execute();
     await syncAgentStatus(trx, { id: claimed.task.agent_id, workspaceId: claimed.task.workspace_id });
-    await appendEvent(trx, runFinishedEvent(claimed, "cancelled", null));
+    if (closed) await appendEvent(trx, runFinishedEvent(claimed, "cancelled", null));
   });
 }
 
@@ -224,6 +240,7 @@ export async function closeCancelledRun(db: Db, claimed: ClaimedTask, owner: str
 export async function releaseTask(db: Db, claimed: ClaimedTask, owner: string, tally: RunTally) {
   const message = "The server shut down during the run; the task was queued again";
   await db.transaction().execute(async (trx) => {
+    if (!(await holdParents(trx, claimed))) return;
     const task = await heldTask(trx, claimed, owner);
     if (typeof task === "string") return;
     const at = now();
@@ -264,6 +281,7 @@ export async function pauseForApproval(
   state: { usage: Required<Usage>; commentsSeenUntil: string | null },
 ): Promise<NotOurs | Approval[]> {
   return db.transaction().execute(async (trx) => {
+    if (!(await holdParents(trx, claimed))) return "cancelled";
     const task = await heldTask(trx, claimed, owner);
     if (typeof task === "string") return task;
     const at = now();

@@ -3,7 +3,8 @@
 // Claiming and leases are in leases.ts.
 import { sql } from "kysely";
 import type { Actor } from "../api/access.ts";
-import type { Db } from "../db/index.ts";
+import { type Db, isPostgres } from "../db/index.ts";
+import { holdWorkspace } from "../db/lock-order.ts";
 import type { TasksTable } from "../db/schema.ts";
 import { newId, now } from "../db/values.ts";
 import { recordActivity } from "../events/activity.ts";
@@ -31,9 +32,13 @@ export interface NewTask {
 /**
  * Queues a task for the agent on the issue, inside the transaction of the change that triggers it; a task already
  * open for the two takes the new trigger in instead (its run sees the new input). Atomic with concurrent triggers:
- * the database's unique index on open tasks decides which insert wins, the others fold into it.
+ * the database's unique index on open tasks decides which insert wins, the others fold into it. Undefined when the
+ * agent is gone.
  */
-export async function enqueueTask(trx: Db, input: NewTask): Promise<{ task: TaskRow; created: boolean }> {
+export async function enqueueTask(trx: Db, input: NewTask): Promise<{ task: TaskRow; created: boolean } | undefined> {
+  // The agent before its task (db/lock-order.ts): an agent deleted meanwhile gets no task, instead of failing the
+  // change that triggered it.
+  if (!(await holdWorkspace(trx, input.workspaceId, { agentId: input.agentId }))) return undefined;
   const at = now();
   const id = newId();
   const task = await trx
@@ -86,8 +91,11 @@ export async function enqueueTask(trx: Db, input: NewTask): Promise<{ task: Task
   return { task, created };
 }
 
-/** Cancels the open tasks of an issue (of one agent, or all) inside the caller's transaction: un-assigning the agent,
- * deleting the issue. */
+/**
+ * Cancels the open tasks of an issue (of one agent, or all) inside the caller's transaction: un-assigning the agent,
+ * deleting the issue or the agent. Each is locked as it is read, so it is cancelled in the state it is in: a waiting
+ * task claimed meanwhile is cancelled as the running task it became (its process closes its run).
+ */
 export async function cancelOpenTasks(
   trx: Db,
   filter: { issueId?: string; agentId?: string },
@@ -96,15 +104,18 @@ export async function cancelOpenTasks(
   let query = trx
     .selectFrom("tasks")
     .selectAll()
-    .where("status", "in", [...OPEN_TASK_STATUSES]);
+    .where("status", "in", [...OPEN_TASK_STATUSES])
+    .orderBy("id")
+    .$if(isPostgres(trx), (select) => select.forUpdate());
   if (filter.issueId) query = query.where("issue_id", "=", filter.issueId);
   if (filter.agentId) query = query.where("agent_id", "=", filter.agentId);
   for (const task of await query.execute()) await cancelTask(trx, task, actor);
 }
 
 /**
- * Cancels one open task inside `trx`; false if it had already ended. A running task's process hears it at commit
- * and stops the run within moments; a waiting one's pending approvals end with it. The activity entry says so.
+ * Cancels one open task inside `trx`; false if it had already ended. `task` is its row as read under its lock (FOR
+ * UPDATE) in `trx`. A running task's process hears it at commit and stops the run within moments, and closes the
+ * run itself; a waiting one's run is closed here, and its pending approvals end with it. The activity entry says so.
  */
 export async function cancelTask(trx: Db, task: TaskRow, actor: Actor): Promise<boolean> {
   const at = now();

@@ -90,17 +90,30 @@ export async function appendRunEvents(trx: Db, runId: string, events: RunEvent[]
   await storeRunEvents(trx, runId, await lastEventSeq(trx, runId), events);
 }
 
-/** Up to `limit` events after `afterSeq`, in order. */
-export function readRunEvents(db: Db, runId: string, afterSeq: number, limit: number): Promise<StoredRunEvent[]> {
-  return db
-    .selectFrom("run_events")
-    .select(["seq", "type", "data"])
-    .where("run_id", "=", runId)
-    .where("seq", ">", afterSeq)
-    .orderBy("seq")
+/**
+ * Up to `limit` events after `afterSeq`, in order; undefined once the run is gone (deleted with its task, agent or
+ * workspace: no last event will come).
+ */
+export async function readRunEvents(
+  db: Db,
+  runId: string,
+  afterSeq: number,
+  limit: number,
+): Promise<StoredRunEvent[] | undefined> {
+  const rows = await db
+    .selectFrom("runs")
+    .leftJoin("run_events", (join) =>
+      join.onRef("run_events.run_id", "=", "runs.id").on("run_events.seq", ">", afterSeq),
+    )
+    .select(["run_events.seq", "run_events.type", "run_events.data"])
+    .where("runs.id", "=", runId)
+    .orderBy("run_events.seq")
     .limit(limit)
-    .execute()
-    .then((rows) => rows.map((row) => ({ ...row, seq: Number(row.seq) })));
+    .execute();
+  if (rows.length === 0) return undefined;
+  return rows.flatMap(({ seq, type, data }) =>
+    seq === null || type === null || data === null ? [] : [{ seq: Number(seq), type, data }],
+  );
 }
 
 /** The RUN_ERROR that ends a run cut short. */

@@ -5,7 +5,7 @@
 import type { Usage } from "../agents/model.ts";
 import type { RunSink } from "../agents/run-types.ts";
 import { type OfficialEvent, OfficialEventSink } from "../agui/events.ts";
-import type { Db } from "../db/index.ts";
+import { type Db, databaseRefusal } from "../db/index.ts";
 import { type RunEvent, streamRunEvents } from "./run-events.ts";
 
 /** How long events wait to be written with the ones after them. */
@@ -127,7 +127,8 @@ export class RunRecorder implements RunSink {
     try {
       this.seq = await streamRunEvents(this.db, this.runId, this.seq, batch);
     } catch (error) {
-      // A run whose agent was deleted meanwhile has nowhere to write; the run itself notices and stops.
+      // The run went with its task, agent or workspace: there is nowhere to write, and the run itself is told to stop.
+      if (databaseRefusal(error) === "missing_reference") return this.discard();
       this.log.warn(
         { runId: this.runId, message: error instanceof Error ? error.message : String(error) },
         "run events not stored",

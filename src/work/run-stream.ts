@@ -115,6 +115,7 @@ class RunStream {
       this.readAgain = false;
       for (;;) {
         const events = await readRunEvents(this.db, this.runId, this.lastSeq, READ_BATCH);
+        if (!events) return this.end();
         let flowing = true;
         for (const event of events) {
           if (this.done) return;

@@ -9,7 +9,7 @@ import { createModelClient } from "../agents/models.ts";
 import { type AgentRuntime, RunError, type RunResult, type ToolGate } from "../agents/runtime.ts";
 import type { ThreadMessage } from "../agents/threads.ts";
 import type { Actor } from "../api/access.ts";
-import type { Db } from "../db/index.ts";
+import { type Db, databaseRefusal } from "../db/index.ts";
 import { HttpError } from "../http/errors.ts";
 import type { TargetPolicy } from "../http/targets.ts";
 import { STDIO_OFF } from "../platform/agents/checks.ts";
@@ -214,6 +214,10 @@ export class TaskRunner {
     if (error instanceof RunError) return { message: error.message, code: error.code, retryable: false };
     // A platform service refused (e.g. the issue was deleted meanwhile): the same again would be refused again.
     if (error instanceof HttpError) return { message: error.detail, code: "refused", retryable: false };
+    // A row the run wrote for went with a deletion: the end of this work, not a failure of the server.
+    if (databaseRefusal(error) === "missing_reference") {
+      return { message: "What the run worked on was deleted meanwhile", code: "refused", retryable: false };
+    }
     this.options.log.error({ err: error, taskId: claimed.task.id }, "task run failed");
     return {
       message: "The run failed unexpectedly (the server log has the details)",

@@ -2,6 +2,7 @@
 
 import type { Actor } from "../api/access.ts";
 import type { Page } from "../api/pagination.ts";
+import { inWorkspace } from "../api/workspace-transaction.ts";
 import { type Db, isPostgres } from "../db/index.ts";
 import { isId } from "../db/values.ts";
 import { conflict, notFound } from "../http/errors.ts";
@@ -97,8 +98,9 @@ export class TaskService {
     agentId: string,
     actor: Actor,
   ): Promise<{ task: Task; created: boolean }> {
-    return this.db.transaction().execute(async (trx) => {
-      const issue = await getIssue(trx, workspaceId, issueId);
+    return inWorkspace(this.db, workspaceId, async (trx) => {
+      // Held until commit, as a comment holds it: the issue's deletion waits for this task, to cancel it.
+      const issue = await getIssue(trx, workspaceId, issueId, "share");
       const agent = await getAgent(trx, workspaceId, agentId);
       const queued = await enqueueTask(trx, {
         workspaceId,
@@ -108,13 +110,14 @@ export class TaskService {
         commentId: null,
         actor,
       });
+      if (!queued) throw notFound("Agent");
       return { task: this.toTask(queued.task), created: queued.created };
     });
   }
 
   /** Any member may cancel an open task; one that already ended is a 409. */
   async cancel(workspaceId: string, taskId: string, actor: Actor): Promise<Task> {
-    return this.db.transaction().execute(async (trx) => {
+    return inWorkspace(this.db, workspaceId, async (trx) => {
       const task = await this.get(workspaceId, taskId, trx);
       if (!(await cancelTask(trx, task, actor))) throw conflict(`The task has already ended (${task.status})`);
       return this.toTask(await this.get(workspaceId, taskId, trx));

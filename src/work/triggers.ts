@@ -1,9 +1,11 @@
 // What makes an agent work: the platform's work hooks (platform/work-hooks.ts), run by the platform services inside
 // the transaction of the change itself, so there is no assignment without its task and no task without its
 // assignment.
+import type { Db } from "../db/index.ts";
 import type { Assignee, WorkHooks } from "../platform/work-hooks.ts";
 import { cancelOpenTasks, enqueueTask } from "./queue.ts";
 import { OPEN_TASK_STATUSES } from "./schemas.ts";
+import { announce } from "./signals.ts";
 
 const agentOf = (assignee: Assignee | null): string | undefined =>
   assignee?.type === "agent" && assignee.id ? assignee.id : undefined;
@@ -75,10 +77,42 @@ const issueDeleted: WorkHooks["issueDeleted"] = (trx, change) =>
   cancelOpenTasks(trx, { issueId: change.issueId }, change.actor);
 
 /** The agent is being deleted: its running tasks stop (their rows go with the agent). */
-const agentDeleted: WorkHooks["agentDeleted"] = (trx, change) =>
-  cancelOpenTasks(trx, { agentId: change.agentId }, change.actor);
+const agentDeleted: WorkHooks["agentDeleted"] = async (trx, change) => {
+  await cancelOpenTasks(trx, { agentId: change.agentId }, change.actor);
+  await wakeReadersOfOpenRuns(trx, "agent_id", change.agentId);
+};
 
-export const workTriggers: WorkHooks = { assigneeChanged, commentAdded, priorityChanged, issueDeleted, agentDeleted };
+/** The workspace is being deleted: its tasks go with it, and the processes running some are told to stop them. */
+const workspaceDeleted: WorkHooks["workspaceDeleted"] = async (trx, { workspaceId }) => {
+  const running = await trx
+    .selectFrom("tasks")
+    .select("id")
+    .where("workspace_id", "=", workspaceId)
+    .where("status", "=", "running")
+    .execute();
+  for (const task of running) await announce(trx, { kind: "cancel", taskId: task.id });
+  await wakeReadersOfOpenRuns(trx, "workspace_id", workspaceId);
+};
+
+/** Open runs going with a deletion get no last event: their streams' readers are woken to find them gone. */
+async function wakeReadersOfOpenRuns(trx: Db, column: "agent_id" | "workspace_id", id: string): Promise<void> {
+  const open = await trx
+    .selectFrom("runs")
+    .select("id")
+    .where(column, "=", id)
+    .where("status", "in", ["running", "waiting_approval"])
+    .execute();
+  for (const run of open) await announce(trx, { kind: "run", runId: run.id });
+}
+
+export const workTriggers: WorkHooks = {
+  assigneeChanged,
+  commentAdded,
+  priorityChanged,
+  issueDeleted,
+  agentDeleted,
+  workspaceDeleted,
+};
 
 /** The agents a comment names with `@name`; an address such as `ops@bot.example` names nobody. */
 export function mentionedAgents<A extends { name: string }>(content: string, agents: A[]): A[] {

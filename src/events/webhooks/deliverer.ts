@@ -8,6 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import type { Db, SqlDialect } from "../../db/index.ts";
+import { holdWorkspace } from "../../db/lock-order.ts";
 import { now, timestampAt } from "../../db/values.ts";
 import { checkTarget, type TargetPolicy } from "../../http/targets.ts";
 import { appendEvent } from "../append.ts";
@@ -245,6 +246,8 @@ export class WebhookDeliverer {
     }
     const retryDelay = this.settings.retryDelaysMs[attempt.attempt - 1];
     const disabled = await this.db.transaction().execute(async (trx) => {
+      // The hook's workspace and the hook before the attempt (db/lock-order.ts); gone, there is nothing to record.
+      if (!(await holdWorkspace(trx, attempt.hook.workspace_id, { webhookId: attempt.hook.id }))) return false;
       if (Number((await finish(trx)).numUpdatedRows) === 0) return false;
       if (outcome.ok) {
         await trx.updateTable("webhooks").set({ failing_since: null }).where("id", "=", attempt.hook.id).execute();

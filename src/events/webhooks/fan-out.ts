@@ -3,6 +3,7 @@
 // is locked (SKIP LOCKED): one process queues a hook's events, the others pass it by. Nothing is queued twice and,
 // since the position only moves with the attempts, nothing is skipped, whatever crashes when.
 import type { Db, SqlDialect } from "../../db/index.ts";
+import { holdWorkspace } from "../../db/lock-order.ts";
 import type { WebhooksTable } from "../../db/schema.ts";
 import { fromJson, now } from "../../db/values.ts";
 import { readEvents } from "../outbox.ts";
@@ -99,15 +100,19 @@ export class WebhookFanOut {
       this.withoutHooks.add(workspaceId);
     }
     for (const hook of hooks) {
-      if (Number(hook.last_seq) < Number(hook.head ?? 0)) while (await this.queueBatch(hook.id)) {}
+      if (Number(hook.last_seq) < Number(hook.head ?? 0)) while (await this.queueBatch(workspaceId, hook.id)) {}
     }
   }
 
   /** Queues the next batch of the hook's events; true when there may be more. */
-  private async queueBatch(hookId: string): Promise<boolean> {
+  private async queueBatch(workspaceId: string, hookId: string): Promise<boolean> {
     const result = await this.db.transaction().execute(async (trx) => {
+      // The workspace first, as its deletion locks it (db/lock-order.ts): a deleted one has no hooks to queue for.
+      if (!(await holdWorkspace(trx, workspaceId))) return { more: false, queued: 0 };
       let select = trx.selectFrom("webhooks").selectAll().where("id", "=", hookId).where("enabled", "=", 1);
-      if (this.dialect === "postgres") select = select.forUpdate().skipLocked();
+      // Another process queueing the hook, or the hook's deletion, is passed by; the deliveries' own writers (which
+      // hold the hook's key share) are not.
+      if (this.dialect === "postgres") select = select.forNoKeyUpdate().skipLocked();
       const hook: WebhooksTable | undefined = await select.executeTakeFirst();
       if (!hook) return { more: false, queued: 0 };
       const events = await readEvents(trx, hook.workspace_id, {

@@ -3,6 +3,7 @@
 import { randomBytes } from "node:crypto";
 import type { Actor } from "../../api/access.ts";
 import type { Page } from "../../api/pagination.ts";
+import { inWorkspace } from "../../api/workspace-transaction.ts";
 import type { Db } from "../../db/index.ts";
 import type { WebhookDeliveriesTable, WebhooksTable } from "../../db/schema.ts";
 import { fromJson, isId, newId, now, toJson } from "../../db/values.ts";
@@ -84,7 +85,7 @@ export async function createWebhook(
 ): Promise<Webhook & { secret: string }> {
   await requireAllowedUrl(input.url, policy);
   const secret = newSecret();
-  return db.transaction().execute(async (trx) => {
+  return inWorkspace(db, workspaceId, async (trx) => {
     const at = now();
     const row: WebhooksTable = {
       id: newId(),
@@ -125,7 +126,7 @@ export async function updateWebhook(
   policy: TargetPolicy,
 ): Promise<Webhook> {
   if (patch.url !== undefined) await requireAllowedUrl(patch.url, policy);
-  return db.transaction().execute(async (trx) => {
+  return inWorkspace(db, workspaceId, async (trx) => {
     const before = toWebhook(await getRow(trx, workspaceId, webhookId));
     const changes = diffFields(before, patch);
     if (Object.keys(changes).length === 0) return before;
@@ -153,7 +154,7 @@ export async function updateWebhook(
 
 /** Its queued attempts go with it. */
 export async function deleteWebhook(db: Db, workspaceId: string, webhookId: string, actor: Actor): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await inWorkspace(db, workspaceId, async (trx) => {
     const row = await getRow(trx, workspaceId, webhookId);
     await trx.deleteFrom("webhooks").where("id", "=", row.id).execute();
     await recordActivity(trx, {
@@ -175,7 +176,7 @@ export async function rotateWebhookSecret(
   actor: Actor,
 ): Promise<Webhook & { secret: string }> {
   const secret = newSecret();
-  return db.transaction().execute(async (trx) => {
+  return inWorkspace(db, workspaceId, async (trx) => {
     const row = await getRow(trx, workspaceId, webhookId);
     const updated_at = now();
     await trx.updateTable("webhooks").set({ secret, updated_at }).where("id", "=", row.id).execute();
@@ -267,7 +268,7 @@ export async function retryDelivery(
   webhookId: string,
   deliveryId: string,
 ): Promise<Delivery> {
-  return db.transaction().execute(async (trx) => {
+  return inWorkspace(db, workspaceId, async (trx) => {
     const hook = await getRow(trx, workspaceId, webhookId);
     const attempt = isId(deliveryId)
       ? await trx

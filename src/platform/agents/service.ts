@@ -1,6 +1,7 @@
 // Agents of a workspace: the records the agent runtime runs (model, instructions, tools) and their live status.
 import type { z } from "zod";
 import type { Actor } from "../../api/access.ts";
+import { inWorkspace } from "../../api/workspace-transaction.ts";
 import { hasRole, type Membership } from "../../auth/membership.ts";
 import type { Db } from "../../db/index.ts";
 import type { AgentsTable } from "../../db/schema.ts";
@@ -36,8 +37,9 @@ export const toAgent = (row: AgentsTable): Agent => ({
   avatar_url: null,
 });
 
-export const getAgent = async (db: Db, workspaceId: string, agentId: string): Promise<Agent> =>
-  toAgent(await getInWorkspace(db, "agents", workspaceId, agentId, "Agent"));
+/** `delete` (PostgreSQL, in a transaction) locks the row as deleting it would, until commit. */
+export const getAgent = async (db: Db, workspaceId: string, agentId: string, lock?: "delete"): Promise<Agent> =>
+  toAgent(await getInWorkspace(db, "agents", workspaceId, agentId, "Agent", lock));
 
 export async function listAgents(
   db: Db,
@@ -84,7 +86,7 @@ export async function createAgent(
     created_at: at,
     updated_at: at,
   };
-  await db.transaction().execute(async (trx) => {
+  await inWorkspace(db, workspaceId, async (trx) => {
     await requireActorInWorkspace(trx, workspaceId, owner.type, owner.id);
     await trx.insertInto("agents").values(row).execute();
     await recordActivity(trx, {
@@ -125,7 +127,7 @@ export async function updateAgent(
       agentName: patch.name ?? current.name,
     });
   }
-  return db.transaction().execute(async (trx) => {
+  return inWorkspace(db, by.workspaceId, async (trx) => {
     const before = await getAgent(trx, by.workspaceId, agentId);
     requireManager(before, by);
     const runtimeConfig =
@@ -181,8 +183,10 @@ export async function updateAgent(
 }
 
 export async function deleteAgent(db: Db, by: Membership, agentId: string, actor: Actor): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    const agent = await getAgent(trx, by.workspaceId, agentId);
+  await inWorkspace(db, by.workspaceId, async (trx) => {
+    // The agent's row first, as its DELETE would lock it (db/lock-order.ts): from here on no task of it is queued or
+    // claimed, and its running ones end before this goes on, so the hook below stops every one that runs.
+    const agent = await getAgent(trx, by.workspaceId, agentId, "delete");
     requireManager(agent, by);
     await recordActivity(trx, {
       workspaceId: by.workspaceId,

@@ -1,6 +1,7 @@
 // Workspace API keys: the secret is returned once at creation; only its hash and prefix are kept.
 
 import type { Actor } from "../../api/access.ts";
+import { inWorkspace } from "../../api/workspace-transaction.ts";
 import { generateApiKey } from "../../auth/api-key-secrets.ts";
 import { hasRole, type Membership } from "../../auth/membership.ts";
 import type { Db } from "../../db/index.ts";
@@ -31,7 +32,7 @@ export async function createApiKey(
     created_at: now(),
     last_used_at: null,
   };
-  await db.transaction().execute(async (trx) => {
+  await inWorkspace(db, workspaceId, async (trx) => {
     await trx.insertInto("api_keys").values(row).execute();
     await recordActivity(trx, {
       workspaceId,
@@ -60,7 +61,7 @@ export async function listApiKeys(db: Db, workspaceId: string, page: { limit: nu
 
 /** Deletes the key, so the next request that presents it is a 401. Admins revoke any key, others their own. */
 export async function revokeApiKey(db: Db, by: Membership, keyId: string, actor: Actor): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await inWorkspace(db, by.workspaceId, async (trx) => {
     const row = await getInWorkspace(trx, "api_keys", by.workspaceId, keyId, "API key");
     if (row.created_by !== by.userId && !hasRole(by.role, "admin")) {
       throw forbidden("Only an admin or the key's creator can revoke it");

@@ -1,6 +1,7 @@
 import type { Actor } from "../../api/access.ts";
 import type { ActorType } from "../../api/fields.ts";
 import type { Page } from "../../api/pagination.ts";
+import { inWorkspace } from "../../api/workspace-transaction.ts";
 import { hasRole, type Role } from "../../auth/membership.ts";
 import type { Db } from "../../db/index.ts";
 import type { CommentsTable } from "../../db/schema.ts";
@@ -54,7 +55,8 @@ export async function addComment(
   actor: Actor,
 ): Promise<Comment> {
   // Inside a transaction of the caller's (a task's end posts the agent's answer with it), or in one of its own.
-  if (!db.isTransaction) return db.transaction().execute((own) => addComment(own, workspaceId, issueId, body, actor));
+  if (!db.isTransaction)
+    return inWorkspace(db, workspaceId, (own) => addComment(own, workspaceId, issueId, body, actor));
   const issue = await getIssue(db, workspaceId, issueId, "share");
   if (body.parent_id != null) await getComment(db, workspaceId, issue.id, body.parent_id);
   const at = now();
@@ -105,7 +107,7 @@ export async function updateComment(
   actor: Actor,
   role: Role,
 ): Promise<Comment> {
-  return db.transaction().execute(async (trx) => {
+  return inWorkspace(db, workspaceId, async (trx) => {
     const issue = await getIssue(trx, workspaceId, issueId);
     const before = await getComment(trx, workspaceId, issue.id, commentId);
     requireAuthorOrAdmin(before, actor, role);
@@ -134,7 +136,7 @@ export async function deleteComment(
   actor: Actor,
   role: Role,
 ): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await inWorkspace(db, workspaceId, async (trx) => {
     const issue = await getIssue(trx, workspaceId, issueId);
     const comment = await getComment(trx, workspaceId, issue.id, commentId);
     requireAuthorOrAdmin(comment, actor, role);

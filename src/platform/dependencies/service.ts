@@ -1,5 +1,6 @@
 import type { Actor } from "../../api/access.ts";
 import type { Page } from "../../api/pagination.ts";
+import { inWorkspace } from "../../api/workspace-transaction.ts";
 import { hasRole, type Role } from "../../auth/membership.ts";
 import type { Db } from "../../db/index.ts";
 import { isUniqueViolation } from "../../db/index.ts";
@@ -42,7 +43,7 @@ export async function createDependency(
   actor: Actor,
 ): Promise<Dependency> {
   try {
-    return await db.transaction().execute(async (trx) => {
+    return await inWorkspace(db, workspaceId, async (trx) => {
       const issue = await getIssue(trx, workspaceId, issueId, "share");
       if (input.depends_on_issue_id === issue.id) {
         throw invalid(["body", "depends_on_issue_id"], "An issue cannot depend on itself");
@@ -88,7 +89,7 @@ export async function deleteDependency(
   actor: Actor,
   role: Role,
 ): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await inWorkspace(db, workspaceId, async (trx) => {
     const issue = await getIssue(trx, workspaceId, issueId);
     const dependency = isId(dependencyId)
       ? await trx

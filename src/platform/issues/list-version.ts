@@ -2,6 +2,7 @@
 // what an issue list shows (an issue's fields, its labels, a project or label going away, the issue prefix) runs
 // through `changingIssueLists`: the one place the version is bumped, so no writer can forget it.
 import type { Db } from "../../db/index.ts";
+import { notFound } from "../../http/errors.ts";
 
 /**
  * Runs `work` in a transaction whose first statement bumps the workspace's issue list version: the new version and
@@ -11,11 +12,13 @@ import type { Db } from "../../db/index.ts";
  */
 export function changingIssueLists<T>(db: Db, workspaceId: string, work: (trx: Db) => Promise<T>): Promise<T> {
   return db.transaction().execute(async (trx) => {
-    await trx
+    const bumped = await trx
       .updateTable("workspaces")
       .set((eb) => ({ issue_list_version: eb("issue_list_version", "+", 1) }))
       .where("id", "=", workspaceId)
-      .execute();
+      .executeTakeFirst();
+    // Deleted meanwhile: the workspace's deletion took its row's lock first (db/lock-order.ts), and committed.
+    if (Number(bumped.numUpdatedRows) === 0) throw notFound("Workspace");
     return work(trx);
   });
 }

@@ -1,5 +1,6 @@
 import type { Actor } from "../../api/access.ts";
 import type { Page } from "../../api/pagination.ts";
+import { inWorkspace } from "../../api/workspace-transaction.ts";
 import type { Db } from "../../db/index.ts";
 import { isUniqueViolation } from "../../db/index.ts";
 import type { LabelsTable } from "../../db/schema.ts";
@@ -54,7 +55,7 @@ export async function createLabel(
     created_at: now(),
   };
   return uniqueName(() =>
-    db.transaction().execute(async (trx) => {
+    inWorkspace(db, workspaceId, async (trx) => {
       await trx.insertInto("labels").values(row).execute();
       await recordActivity(trx, {
         workspaceId,
@@ -77,7 +78,7 @@ export async function updateLabel(
   actor: Actor,
 ): Promise<Label> {
   return uniqueName(() =>
-    db.transaction().execute(async (trx) => {
+    inWorkspace(db, workspaceId, async (trx) => {
       const before = await getLabel(trx, workspaceId, labelId);
       const next = {
         ...(patch.name !== undefined && { name: patch.name }),

@@ -1,4 +1,5 @@
 import type { Actor } from "../../api/access.ts";
+import { inWorkspace } from "../../api/workspace-transaction.ts";
 import { hasRole, type Membership, type Role } from "../../auth/membership.ts";
 import type { Db } from "../../db/index.ts";
 import { isPostgres, isUniqueViolation } from "../../db/index.ts";
@@ -77,7 +78,7 @@ export async function addMember(
   if (!user) throw notFound("User");
   const id = newId();
   try {
-    await db.transaction().execute(async (trx) => {
+    await inWorkspace(db, by.workspaceId, async (trx) => {
       await trx
         .insertInto("members")
         .values({ id, workspace_id: by.workspaceId, user_id: user.id, role: input.role, created_at: now() })
@@ -101,12 +102,17 @@ export async function addMember(
 /**
  * Role changes and removals of one workspace take turns: the workspace row is locked first (SQLite runs one
  * transaction at a time anyway), then the acting member's role is read again, so two owners leaving or demoting each
- * other at once cannot both count the other as the remaining owner. Returns the actor's role as of now.
+ * other at once cannot both count the other as the remaining owner. Returns the actor's role as of now. The lock
+ * lets the workspace's other writers be (they hold its row's key share: db/lock-order.ts), and waits for its deletion.
  */
 async function lockMembership(trx: Db, by: Membership): Promise<Role> {
-  if (isPostgres(trx)) {
-    await trx.selectFrom("workspaces").select("id").where("id", "=", by.workspaceId).forUpdate().execute();
-  }
+  const workspace = await trx
+    .selectFrom("workspaces")
+    .select("id")
+    .where("id", "=", by.workspaceId)
+    .$if(isPostgres(trx), (query) => query.forNoKeyUpdate())
+    .executeTakeFirst();
+  if (!workspace) throw notFound("Workspace");
   const current = await trx
     .selectFrom("members")
     .select("role")

@@ -1,6 +1,7 @@
 import type { Actor } from "../../api/access.ts";
 import type { ActorType } from "../../api/fields.ts";
 import type { Page } from "../../api/pagination.ts";
+import { inWorkspace } from "../../api/workspace-transaction.ts";
 import { hasRole, type Role } from "../../auth/membership.ts";
 import type { Db } from "../../db/index.ts";
 import type { ProjectsTable } from "../../db/schema.ts";
@@ -42,7 +43,7 @@ export async function createProject(
   input: CreateProjectInput,
   actor: Actor,
 ): Promise<Project> {
-  return db.transaction().execute(async (trx) => {
+  return inWorkspace(db, workspaceId, async (trx) => {
     const lead = await patchActorRef(
       trx,
       workspaceId,
@@ -96,7 +97,7 @@ export async function updateProject(
   actor: Actor,
   role: Role,
 ): Promise<Project> {
-  return db.transaction().execute(async (trx) => {
+  return inWorkspace(db, workspaceId, async (trx) => {
     const before = await getProject(trx, workspaceId, projectId);
     requireProjectManager(before, actor, role);
     const lead = await patchActorRef(

@@ -7,6 +7,7 @@ import { fromJson, newId, now, toJson } from "../../db/values.ts";
 import { diffFields, recordActivity } from "../../events/activity.ts";
 import { notFound } from "../../http/errors.ts";
 import { changingIssueLists } from "../issues/list-version.ts";
+import { workHooks } from "../work-hooks.ts";
 
 export type Workspace = Omit<WorkspacesTable, "settings" | "issue_counter" | "issue_list_version"> & {
   settings: Record<string, unknown>;
@@ -168,6 +169,20 @@ export async function updateWorkspace(
   });
 }
 
+/**
+ * Everything of the workspace goes with it. Its row is locked first, as its DELETE would: the workspace's writers,
+ * which hold it first too (db/lock-order.ts), finish before, or find it gone after; none waits for the other halfway.
+ */
 export async function deleteWorkspace(db: Db, workspaceId: string): Promise<void> {
-  await db.deleteFrom("workspaces").where("id", "=", workspaceId).execute();
+  await db.transaction().execute(async (trx) => {
+    const workspace = await trx
+      .selectFrom("workspaces")
+      .select("id")
+      .where("id", "=", workspaceId)
+      .$if(isPostgres(trx), (query) => query.forUpdate())
+      .executeTakeFirst();
+    if (!workspace) return;
+    await workHooks().workspaceDeleted(trx, { workspaceId });
+    await trx.deleteFrom("workspaces").where("id", "=", workspaceId).execute();
+  });
 }
