@@ -7,7 +7,7 @@
 // values, so a prompt after it would be read as one more config.
 import type { RunEventWriter } from "../agui.ts";
 import { JsonLinesParser } from "./json-lines-parser.ts";
-import { MCP_SERVER_NAME, writeSecretFile } from "./secret-file.ts";
+import { MCP_SERVER_NAME, taskTokenHeaders, writeSecretJson } from "./secret-file.ts";
 import {
   type Adapter,
   asNumber,
@@ -24,19 +24,15 @@ export const claudeAdapter: Adapter = {
   briefFiles: ["AGENTS.md", "CLAUDE.md"],
 
   async launch(input: LaunchInput): Promise<Launch> {
-    const mcpConfig = await writeSecretFile(
-      input.secretsDir,
-      "claude-mcp.json",
-      JSON.stringify({
-        mcpServers: {
-          [MCP_SERVER_NAME]: {
-            type: "http",
-            url: input.mcpUrl,
-            headers: { Authorization: `Bearer ${input.taskToken}` },
-          },
+    const mcpConfig = await writeSecretJson(input.secretsDir, "claude-mcp.json", {
+      mcpServers: {
+        [MCP_SERVER_NAME]: {
+          type: "http",
+          url: input.mcpUrl,
+          headers: taskTokenHeaders(input),
         },
-      }),
-    );
+      },
+    });
     // No terminal to ask in: the task's own working directory is what it may change.
     const args = ["-p", "--output-format", "stream-json", "--verbose", "--permission-mode", "bypassPermissions"];
     if (input.resumeSessionId !== undefined) args.push("--resume", input.resumeSessionId);

@@ -7,7 +7,7 @@
 // by GEMINI_CLI_SYSTEM_SETTINGS_PATH overrides the user's and the project's; `context.fileName` names the brief file).
 import type { RunEventWriter } from "../agui.ts";
 import { JsonLinesParser } from "./json-lines-parser.ts";
-import { MCP_SERVER_NAME, writeSecretFile } from "./secret-file.ts";
+import { MCP_SERVER_NAME, taskTokenHeaders, writeSecretJson } from "./secret-file.ts";
 import { type Adapter, asNumber, asRecord, asString, type Launch, type LaunchInput } from "./types.ts";
 
 /** `-p` needs a text; the brief itself comes on stdin, which Gemini CLI puts first. */
@@ -18,22 +18,18 @@ export const geminiAdapter: Adapter = {
   briefFiles: ["AGENTS.md"],
 
   async launch(input: LaunchInput): Promise<Launch> {
-    const settings = await writeSecretFile(
-      input.secretsDir,
-      "gemini-settings.json",
-      JSON.stringify({
-        mcpServers: {
-          [MCP_SERVER_NAME]: {
-            httpUrl: input.mcpUrl,
-            headers: { Authorization: `Bearer ${input.taskToken}` },
-            trust: true,
-          },
+    const settings = await writeSecretJson(input.secretsDir, "gemini-settings.json", {
+      mcpServers: {
+        [MCP_SERVER_NAME]: {
+          httpUrl: input.mcpUrl,
+          headers: taskTokenHeaders(input),
+          trust: true,
         },
-        context: { fileName: ["AGENTS.md"] },
-        // An untrusted folder drops workspace settings and forces confirmations no one is there to give.
-        security: { folderTrust: { enabled: false } },
-      }),
-    );
+      },
+      context: { fileName: ["AGENTS.md"] },
+      // An untrusted folder drops workspace settings and forces confirmations no one is there to give.
+      security: { folderTrust: { enabled: false } },
+    });
     const args = ["--output-format", "stream-json", "--yolo"];
     if (input.resumeSessionId !== undefined) args.push("--resume", input.resumeSessionId);
     args.push("-p", PROMPT_POINTER);

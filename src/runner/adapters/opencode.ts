@@ -8,7 +8,7 @@
 // inline configuration (`{"mcp": {name: {"type": "remote", url, headers}}}`), so nothing is written to the checkout.
 import type { RunEventWriter } from "../agui.ts";
 import { JsonLinesParser } from "./json-lines-parser.ts";
-import { MCP_SERVER_NAME } from "./secret-file.ts";
+import { MCP_SERVER_NAME, taskTokenHeaders } from "./secret-file.ts";
 import { type Adapter, asNumber, asRecord, asString, contentText, type Launch, type LaunchInput } from "./types.ts";
 
 export const opencodeAdapter: Adapter = {
@@ -23,7 +23,7 @@ export const opencodeAdapter: Adapter = {
         [MCP_SERVER_NAME]: {
           type: "remote",
           url: input.mcpUrl,
-          headers: { Authorization: `Bearer ${input.taskToken}` },
+          headers: taskTokenHeaders(input),
           enabled: true,
         },
       },
