@@ -1,8 +1,10 @@
 // Webhooks of a workspace: where its events go. The signing secret leaves the server only in the responses to create
 // and rotate-secret; every other read leaves it out.
+
 import { randomBytes } from "node:crypto";
 import type { Actor } from "../../api/access.ts";
 import type { Page } from "../../api/pagination.ts";
+import { getInWorkspace, listInWorkspace } from "../../api/workspace-rows.ts";
 import { inWorkspace } from "../../api/workspace-transaction.ts";
 import type { Db } from "../../db/index.ts";
 import type { WebhookDeliveriesTable, WebhooksTable } from "../../db/schema.ts";
@@ -45,34 +47,15 @@ async function requireAllowedUrl(url: string, policy: TargetPolicy): Promise<voi
   if (!check.ok) throw invalid(["body", "url"], check.problem);
 }
 
-async function getRow(db: Db, workspaceId: string, webhookId: string): Promise<WebhooksTable> {
-  const row = isId(webhookId)
-    ? await db
-        .selectFrom("webhooks")
-        .selectAll()
-        .where("workspace_id", "=", workspaceId)
-        .where("id", "=", webhookId)
-        .executeTakeFirst()
-    : undefined;
-  if (!row) throw notFound("Webhook");
-  return row;
-}
+const getRow = (db: Db, workspaceId: string, webhookId: string): Promise<WebhooksTable> =>
+  getInWorkspace(db, "webhooks", workspaceId, webhookId, "Webhook");
 
 export const getWebhook = async (db: Db, workspaceId: string, webhookId: string): Promise<Webhook> =>
   toWebhook(await getRow(db, workspaceId, webhookId));
 
 /** Oldest first. */
 export async function listWebhooks(db: Db, workspaceId: string, page: Page): Promise<Webhook[]> {
-  const rows = await db
-    .selectFrom("webhooks")
-    .selectAll()
-    .where("workspace_id", "=", workspaceId)
-    .orderBy("created_at")
-    .orderBy("id")
-    .limit(page.limit)
-    .offset(page.offset)
-    .execute();
-  return rows.map(toWebhook);
+  return (await listInWorkspace(db, "webhooks", workspaceId, page)).map(toWebhook);
 }
 
 /** The new hook hears every event after the ones already in the outbox, beginning with its own `webhook.created`. */

@@ -1,8 +1,9 @@
 // Reading the activity log: newest first, ties broken by id so paging never skips or repeats.
+
+import { getInWorkspace } from "../../api/workspace-rows.ts";
 import type { Db } from "../../db/index.ts";
 import type { ActivityTable } from "../../db/schema.ts";
 import { fromJson } from "../../db/values.ts";
-import { getInWorkspace } from "../references.ts";
 
 export type Activity = Omit<ActivityTable, "details"> & { details: Record<string, unknown> };
 

@@ -1,6 +1,7 @@
 // Agents of a workspace: the records the agent runtime runs (model, instructions, tools) and their live status.
 import type { z } from "zod";
 import type { Actor } from "../../api/access.ts";
+import { getInWorkspace } from "../../api/workspace-rows.ts";
 import { inWorkspace } from "../../api/workspace-transaction.ts";
 import { hasRole, type Membership } from "../../auth/membership.ts";
 import type { Db } from "../../db/index.ts";
@@ -9,7 +10,7 @@ import { fromJson, newId, now, toJson } from "../../db/values.ts";
 import { diffFields, recordActivity } from "../../events/activity.ts";
 import { conflict, forbidden, invalid } from "../../http/errors.ts";
 import { withNames } from "../names.ts";
-import { getInWorkspace, requireActorInWorkspace } from "../references.ts";
+import { requireActorInWorkspace } from "../references.ts";
 import { workHooks } from "../work-hooks.ts";
 import { type AgentChecks, checkMcpServerUrls, checkStdioServers, checkTools } from "./checks.ts";
 import type { AgentStatus, agentSchema, CreateAgentInput, UpdateAgentPatch } from "./schemas.ts";
