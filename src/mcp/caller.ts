@@ -92,6 +92,12 @@ async function principalCaller(
   workspaceId: string | undefined,
 ): Promise<Caller> {
   const userId = principal.user.id;
+  if (principal.agent) {
+    // A task token: the agent's tools in the agent's workspace, acting as the agent.
+    const { id: agentId, workspaceId: bound, taskId } = principal.agent;
+    if (workspaceId !== undefined && workspaceId !== bound) throw new HttpError(403, KEY_OF_ANOTHER_WORKSPACE);
+    return { scope: { workspaceId: bound, agentId }, owner: `task:${taskId}` };
+  }
   if (principal.apiKey) {
     if (workspaceId !== undefined && workspaceId !== principal.apiKey.workspaceId) {
       throw new HttpError(403, KEY_OF_ANOTHER_WORKSPACE);

@@ -74,6 +74,8 @@ export async function claimNextTask(db: Db, settings: ClaimSettings): Promise<Cl
       .select(["tasks.id", "tasks.agent_id", "tasks.resume"])
       .where(CLAIMABLE)
       .where("tasks.available_at", "<=", at)
+      // Agents bound to runtimes are the runners' (runtimes/claims.ts).
+      .where("agents.runtime_select", "is", null)
       .where((eb) => eb(eb.fn.coalesce("busy.count", eb.lit(0)), "<", eb.ref("agents.max_concurrent_tasks")))
       // The order of tasks_claim_order_idx: the next tasks are read from it without sorting the queue.
       .orderBy("tasks.urgent", "desc")

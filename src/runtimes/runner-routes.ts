@@ -1,0 +1,78 @@
+// The runner API (spec runtimes.md §2) under /api/v1/runner: every call carries a runner token (401 before anything
+// else) and the runner's own `runner_id`; each renews the runner's `last_seen_at`.
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import type { Authenticator, RunnerCredential } from "../auth/authenticator.ts";
+import { registerBody, runnerCall, runnerSchema, runtimeSchema } from "./schemas.ts";
+import type { RunnerService } from "./service.ts";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    runnerCredential: RunnerCredential;
+  }
+}
+
+export interface RunnerApiOptions {
+  authenticator: Authenticator;
+  service: RunnerService;
+}
+
+const tags = ["runner"];
+const security = [{ bearer: [] }];
+
+/** The server's own address as the caller reached it (behind a trusted proxy, as the proxy says). */
+export const platformUrlOf = (request: FastifyRequest): string => `${request.protocol}://${request.host}`;
+
+export async function runnerApiRoutes(app: FastifyInstance, { authenticator, service }: RunnerApiOptions) {
+  app.decorateRequest("runnerCredential", undefined as unknown as RunnerCredential);
+  app.addHook("onRequest", async (request) => {
+    request.runnerCredential = await authenticator.requireRunner(request.headers);
+  });
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+
+  routes.post(
+    "/register",
+    {
+      schema: {
+        tags,
+        security,
+        summary: "Register this runner and its runtimes (idempotent per runner_id; runtime ids stay stable)",
+        body: registerBody,
+        response: { 200: z.object({ runner: runnerSchema, runtimes: z.array(runtimeSchema) }) },
+      },
+    },
+    async (request) => service.register(request.runnerCredential, request.body),
+  );
+
+  routes.post(
+    "/heartbeat",
+    {
+      schema: {
+        tags,
+        security,
+        summary: "The runner is alive: renews the leases of its tasks and names those it must stop now",
+        body: runnerCall,
+        response: { 200: z.object({ cancel: z.array(z.string()) }) },
+      },
+    },
+    async (request) => service.heartbeat(request.runnerCredential, request.body.runner_id),
+  );
+
+  routes.post(
+    "/deregister",
+    {
+      schema: {
+        tags,
+        security,
+        summary: "The runner stops: it and its runtimes are offline at once",
+        body: runnerCall,
+        response: { 200: z.object({}) },
+      },
+    },
+    async (request) => {
+      await service.deregister(request.runnerCredential, request.body.runner_id);
+      return {};
+    },
+  );
+}
