@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { Authenticator, RunnerCredential } from "../auth/authenticator.ts";
-import { registerBody, runnerCall, runnerSchema, runtimeSchema } from "./schemas.ts";
+import { claimBody, registerBody, runnerCall, runnerSchema, runtimeSchema } from "./schemas.ts";
 import type { RunnerService } from "./service.ts";
 
 declare module "fastify" {
@@ -57,6 +57,35 @@ export async function runnerApiRoutes(app: FastifyInstance, { authenticator, ser
       },
     },
     async (request) => service.heartbeat(request.runnerCredential, request.body.runner_id),
+  );
+
+  routes.post(
+    "/claim",
+    {
+      schema: {
+        tags,
+        security,
+        summary: "Claim tasks: a long poll answering as soon as one is claimable, or with none after wait_ms",
+        body: claimBody,
+        response: { 200: z.object({ tasks: z.array(z.looseObject({})) }) },
+      },
+    },
+    async (request, reply) => {
+      const hungUp = new AbortController();
+      const onClose = () => hungUp.abort();
+      reply.raw.once("close", onClose);
+      try {
+        const base = platformUrlOf(request);
+        return await service.claim(
+          request.runnerCredential,
+          request.body,
+          { url: base, mcp_url: `${base}/mcp` },
+          hungUp.signal,
+        );
+      } finally {
+        reply.raw.off("close", onClose);
+      }
+    },
   );
 
   routes.post(

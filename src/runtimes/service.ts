@@ -3,9 +3,12 @@ import type { RunnerCredential } from "../auth/authenticator.ts";
 import type { Db } from "../db/index.ts";
 import { timestampAt } from "../db/values.ts";
 import type { WorkSignals } from "../work/signals.ts";
+import { type Assignment, buildAssignment, type PlatformUrls } from "./assignment.ts";
+import { claimForRunner } from "./claims.ts";
 import { stopList } from "./held-tasks.ts";
+import { LongPolls } from "./long-poll.ts";
 import { deregisterRunner, leaseOwnerOf, registerRunner, seeRunner } from "./runners.ts";
-import type { RegisterInput } from "./schemas.ts";
+import type { ClaimInput, RegisterInput } from "./schemas.ts";
 
 export interface RunnerSettings {
   leaseMs: number;
@@ -15,11 +18,45 @@ export interface RunnerSettings {
 }
 
 export class RunnerService {
+  private readonly polls: LongPolls;
+
   constructor(
     readonly db: Db,
-    readonly signals: WorkSignals,
+    signals: WorkSignals,
     readonly settings: RunnerSettings,
-  ) {}
+  ) {
+    this.polls = new LongPolls(db, signals);
+  }
+
+  /**
+   * `POST runner/claim`: up to `max_tasks` assignments, as soon as one is claimable or after `wait_ms` (an open
+   * long poll keeps the runner seen). `abort` ends the wait (the runner hung up).
+   */
+  async claim(
+    credential: RunnerCredential,
+    input: ClaimInput,
+    platform: PlatformUrls,
+    abort: AbortSignal,
+  ): Promise<{ tasks: Assignment[] }> {
+    const deadline = Date.now() + input.wait_ms;
+    const { workspaceId } = credential;
+    for (;;) {
+      const runner = await seeRunner(this.db, workspaceId, input.runner_id);
+      const mark = this.polls.mark();
+      const claims = await claimForRunner(this.db, runner, input.runtime_ids, input.max_tasks, this.settings);
+      if (claims.length > 0) {
+        return {
+          tasks: await Promise.all(
+            claims.map((claim) => buildAssignment(this.db, claim, platform, this.settings.maxAttempts)),
+          ),
+        };
+      }
+      const left = deadline - Date.now();
+      if (left <= 0 || abort.aborted || this.polls.isClosed) return { tasks: [] };
+      // Woken at least this often to renew last_seen_at: an open long poll counts as the runner being seen.
+      await this.polls.wait(mark, workspaceId, Math.min(left, this.settings.runnerOfflineMs / 3), abort);
+    }
+  }
 
   register(credential: RunnerCredential, input: RegisterInput) {
     return registerRunner(this.db, credential.workspaceId, input);
@@ -41,5 +78,7 @@ export class RunnerService {
   }
 
   /** Ends the long polls still open. */
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    this.polls.close();
+  }
 }

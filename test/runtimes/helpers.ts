@@ -69,3 +69,40 @@ export async function outboxEvents(f: WorkFixture, type: string) {
     .execute();
   return rows.map((row) => ({ ...row, data: JSON.parse(row.data) }));
 }
+
+/** An agent bound to runtimes by `select` (runtime_config.runtime). */
+export async function createBoundAgent(
+  f: WorkFixture,
+  select: Record<string, unknown>[] = [{ kind: "command" }],
+  fields: Record<string, unknown> = {},
+) {
+  const response = await f.api.post(
+    `workspaces/${f.ws}/agents/`,
+    { name: `Coder ${randomUUID().slice(0, 6)}`, ...fields, runtime_config: { runtime: { select } } },
+    { token: f.owner.token },
+  );
+  if (response.status !== 201) throw new Error(`agent: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body;
+}
+
+/** An issue assigned to `agentId` (its task is queued at once). */
+export async function assignIssue(f: WorkFixture, agentId: string, fields: Record<string, unknown> = {}) {
+  const response = await f.api.post(
+    `workspaces/${f.ws}/issues/`,
+    { title: "Fix the login page", ...fields, assignee_type: "agent", assignee_id: agentId },
+    { token: f.member.token },
+  );
+  if (response.status !== 201) throw new Error(`issue: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body;
+}
+
+/** Claims until `count` assignments came (each claim a long poll). */
+export async function claimAll(runner: FakeRunner, count: number, body: Record<string, unknown> = {}) {
+  const tasks: any[] = [];
+  for (let round = 0; tasks.length < count && round < 50; round++) {
+    const response = await runner.claim({ max_tasks: 20, wait_ms: 2000, ...body });
+    if (response.status !== 200) throw new Error(`claim: ${response.status} ${JSON.stringify(response.body)}`);
+    tasks.push(...response.body.tasks);
+  }
+  return tasks;
+}
