@@ -4,7 +4,18 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { Authenticator, RunnerCredential } from "../auth/authenticator.ts";
-import { claimBody, registerBody, runnerCall, runnerSchema, runtimeSchema } from "./schemas.ts";
+import {
+  claimBody,
+  completeBody,
+  eventsBody,
+  failBody,
+  registerBody,
+  runnerCall,
+  runnerSchema,
+  runnerTaskParams,
+  runtimeSchema,
+  sessionBody,
+} from "./schemas.ts";
 import type { RunnerService } from "./service.ts";
 
 declare module "fastify" {
@@ -85,6 +96,81 @@ export async function runnerApiRoutes(app: FastifyInstance, { authenticator, ser
       } finally {
         reply.raw.off("close", onClose);
       }
+    },
+  );
+
+  routes.post(
+    "/tasks/:task_id/events",
+    {
+      schema: {
+        tags,
+        security,
+        summary: "The CLI's AG-UI events, numbered from 1 (re-sent batches are idempotent by seq)",
+        description:
+          "Answers `{cancel: true}` once the task was cancelled under this runner; 409 for a task it does not hold.",
+        params: runnerTaskParams,
+        body: eventsBody,
+        response: { 200: z.object({ cancel: z.boolean() }) },
+      },
+    },
+    async (request) =>
+      service.events(request.runnerCredential, request.body.runner_id, request.params.task_id, request.body.events),
+  );
+
+  routes.post(
+    "/tasks/:task_id/session",
+    {
+      schema: {
+        tags,
+        security,
+        summary:
+          "The CLI's resume pointer (session id and working directory); 409 for a task this runner does not hold",
+        params: runnerTaskParams,
+        body: sessionBody,
+        response: { 200: z.object({}) },
+      },
+    },
+    async (request) => {
+      await service.session(request.runnerCredential, request.params.task_id, request.body);
+      return {};
+    },
+  );
+
+  routes.post(
+    "/tasks/:task_id/complete",
+    {
+      schema: {
+        tags,
+        security,
+        summary:
+          "The task succeeded: its output is the agent's comment unless the run commented (idempotent; 409 if not held)",
+        params: runnerTaskParams,
+        body: completeBody,
+        response: { 200: z.object({}) },
+      },
+    },
+    async (request) => {
+      await service.complete(request.runnerCredential, request.params.task_id, request.body);
+      return {};
+    },
+  );
+
+  routes.post(
+    "/tasks/:task_id/fail",
+    {
+      schema: {
+        tags,
+        security,
+        summary:
+          "The task failed: retried with backoff while retryable and attempts remain (idempotent; 409 if not held)",
+        params: runnerTaskParams,
+        body: failBody,
+        response: { 200: z.object({}) },
+      },
+    },
+    async (request) => {
+      await service.fail(request.runnerCredential, request.params.task_id, request.body);
+      return {};
     },
   );
 

@@ -112,6 +112,7 @@ export const eventsBody = runnerCall.extend({ events: z.array(runnerEvent).max(1
 export type RunnerEventInput = z.infer<typeof runnerEvent>;
 
 export const sessionBody = runnerCall.extend({ session_id: text(500).min(1), work_dir: text(4000).min(1) });
+export type SessionInput = z.infer<typeof sessionBody>;
 
 export const completeBody = runnerCall.extend({
   output: text(1_000_000),

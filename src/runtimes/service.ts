@@ -7,8 +7,9 @@ import { type Assignment, buildAssignment, type PlatformUrls } from "./assignmen
 import { claimForRunner } from "./claims.ts";
 import { stopList } from "./held-tasks.ts";
 import { LongPolls } from "./long-poll.ts";
+import { completeRunnerTask, failRunnerTask, reportEvents, reportSession } from "./reports.ts";
 import { deregisterRunner, leaseOwnerOf, registerRunner, seeRunner } from "./runners.ts";
-import type { ClaimInput, RegisterInput } from "./schemas.ts";
+import type { ClaimInput, CompleteInput, FailInput, RegisterInput, RunnerEventInput, SessionInput } from "./schemas.ts";
 
 export interface RunnerSettings {
   leaseMs: number;
@@ -71,6 +72,26 @@ export class RunnerService {
       .where("status", "=", "running")
       .execute();
     return { cancel: await stopList(this.db, runner.id) };
+  }
+
+  async events(credential: RunnerCredential, runnerKey: string, taskId: string, events: RunnerEventInput[]) {
+    const runner = await seeRunner(this.db, credential.workspaceId, runnerKey);
+    return reportEvents(this.db, runner, taskId, events, this.settings.leaseMs);
+  }
+
+  async session(credential: RunnerCredential, taskId: string, input: SessionInput): Promise<void> {
+    const runner = await seeRunner(this.db, credential.workspaceId, input.runner_id);
+    await reportSession(this.db, runner, taskId, input, this.settings.leaseMs);
+  }
+
+  async complete(credential: RunnerCredential, taskId: string, input: CompleteInput): Promise<void> {
+    const runner = await seeRunner(this.db, credential.workspaceId, input.runner_id);
+    await completeRunnerTask(this.db, runner, taskId, input);
+  }
+
+  async fail(credential: RunnerCredential, taskId: string, input: FailInput): Promise<void> {
+    const runner = await seeRunner(this.db, credential.workspaceId, input.runner_id);
+    await failRunnerTask(this.db, runner, taskId, input, this.settings.retryBaseMs);
   }
 
   deregister(credential: RunnerCredential, runnerKey: string) {
