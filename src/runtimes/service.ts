@@ -1,7 +1,8 @@
 // The runner API's rules, one method per call, given the runner token's standing and the body (never a request).
-import type { RunnerCredential } from "../auth/authenticator.ts";
+import { MESSAGES, type RunnerCredential } from "../auth/authenticator.ts";
 import type { Db } from "../db/index.ts";
 import { timestampAt } from "../db/values.ts";
+import { unauthorized } from "../http/errors.ts";
 import type { WorkSignals } from "../work/signals.ts";
 import { type Assignment, buildAssignment, type PlatformUrls } from "./assignment.ts";
 import { claimForRunner } from "./claims.ts";
@@ -42,6 +43,8 @@ export class RunnerService {
     const deadline = Date.now() + input.wait_ms;
     const { workspaceId } = credential;
     for (;;) {
+      // Every round: a token revoked meanwhile ends the long poll with a 401.
+      await this.requireToken(credential);
       const runner = await seeRunner(this.db, workspaceId, input.runner_id);
       const mark = this.polls.mark();
       const claims = await claimForRunner(this.db, runner, input.runtime_ids, input.max_tasks, this.settings);
@@ -96,6 +99,15 @@ export class RunnerService {
 
   deregister(credential: RunnerCredential, runnerKey: string) {
     return deregisterRunner(this.db, credential.workspaceId, runnerKey);
+  }
+
+  private async requireToken(credential: RunnerCredential): Promise<void> {
+    const token = await this.db
+      .selectFrom("runner_tokens")
+      .select("id")
+      .where("id", "=", credential.tokenId)
+      .executeTakeFirst();
+    if (!token) throw unauthorized(MESSAGES.badRunnerToken);
   }
 
   /** Ends the long polls still open. */

@@ -9,6 +9,7 @@ import type { RunnerTokensTable } from "../db/schema.ts";
 import { isId, newId, now } from "../db/values.ts";
 import { recordActivity } from "../events/activity.ts";
 import { notFound } from "../http/errors.ts";
+import { announce } from "../work/signals.ts";
 import type { RunnerToken } from "./schemas.ts";
 
 const toRunnerToken = (row: RunnerTokensTable): RunnerToken => ({
@@ -78,5 +79,7 @@ export async function revokeRunnerToken(db: Db, workspaceId: string, tokenId: st
       action: "runner_token.revoked",
       details: { name: row.name },
     });
+    // Its runners' open long polls wake and end with a 401.
+    await announce(trx, { kind: "tasks" });
   });
 }

@@ -10,6 +10,7 @@ import { changeAgentStatus } from "../platform/agents/service.ts";
 import { agentWithRunningTasks, lockAgentWork, syncAgentStatus } from "./agent-work-status.ts";
 import type { TaskRow } from "./queue.ts";
 import { appendRunEvents, runErrorEvent, storeRunEvents } from "./run-events.ts";
+import { announce } from "./signals.ts";
 
 export interface ClaimSettings {
   /** Names this process in `lease_owner`. */
@@ -293,6 +294,8 @@ async function recoverTask(trx: Db, task: TaskRow, settings: RecoverySettings): 
       data: { task_id: task.id, status: runStatus, error },
     });
   }
+  // A runner's long poll hears of the retry (the in-process worker claims after its sweep anyway).
+  if (stillRunning && !finalFailure) await announce(trx, { kind: "tasks" });
   if (stillRunning) {
     await appendEvent(trx, {
       workspaceId: task.workspace_id,
