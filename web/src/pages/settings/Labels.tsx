@@ -1,10 +1,10 @@
 // Labels: New label (Name, Colour), edit, delete after asking (it comes off every issue).
-import { type FormEvent, useRef, useState } from "react";
+import { useState } from "react";
 import { api } from "../../api.ts";
 import type { Label } from "../../api-types.ts";
 import { useConfirm } from "../../components/ConfirmDialog.tsx";
-import { Dialog, Empty, ErrorLine, Field, fieldError, formError } from "../../components.tsx";
-import { checkForm, colour, maxLength, required, useFocusInvalid } from "../../forms.ts";
+import { Dialog, Empty, ErrorLine, Field, FormActions, fieldError, formError, InputField } from "../../components.tsx";
+import { colour, maxLength, required, text, useForm } from "../../forms.ts";
 import { useWorkspace } from "../../workspace.tsx";
 
 const DEFAULT_COLOUR = "#6B7280";
@@ -72,60 +72,35 @@ export function Labels() {
 
 function LabelDialog({ label, onClose }: { label?: Label | undefined; onClose: () => void }) {
   const ws = useWorkspace();
-  const form = useRef<HTMLFormElement>(null);
-  const [error, setError] = useState<unknown>();
-  useFocusInvalid(form, error);
-  const [busy, setBusy] = useState(false);
   const [color, setColor] = useState(label?.color ?? DEFAULT_COLOUR);
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const name = String(new FormData(event.currentTarget).get("name") ?? "");
-    const invalid = checkForm([
-      { field: "name", label: "Name", value: name, checks: [required, maxLength(100)] },
+  const form = useForm({
+    check: (values) => [
+      { field: "name", label: "Name", value: text(values, "name"), checks: [required, maxLength(100)] },
       { field: "color", label: "Colour", value: color.trim(), checks: [required, colour] },
-    ]);
-    if (invalid) {
-      setError(invalid);
-      return;
-    }
-    setBusy(true);
-    try {
-      const body = { name, color: color.trim() };
+    ],
+    send: async (values) => {
+      const body = { name: text(values, "name"), color: color.trim() };
       if (label) await api.patch(`workspaces/${ws.id}/labels/${label.id}`, body);
       else await api.post(`workspaces/${ws.id}/labels`, body);
       ws.reload();
       onClose();
-    } catch (failure) {
-      setError(failure);
-      setBusy(false);
-    }
-  };
+    },
+  });
   const valid = /^#[0-9a-f]{6}$/i.test(color.trim());
   return (
     <Dialog title={label ? "Edit label" : "New label"} onClose={onClose}>
-      <form ref={form} onSubmit={submit} noValidate>
-        <Field label="Name" error={fieldError(error, "name")}>
-          {(id, describedBy, invalid) => (
-            <input
-              id={id}
-              name="name"
-              defaultValue={label?.name}
-              aria-describedby={describedBy}
-              aria-invalid={invalid}
-              autoFocus
-            />
-          )}
-        </Field>
-        <Field label="Colour" error={fieldError(error, "color")} hint="#RRGGBB, or pick one">
-          {(id, describedBy, invalid) => (
+      <form {...form.props}>
+        <InputField
+          label="Name"
+          error={fieldError(form.error, "name")}
+          name="name"
+          defaultValue={label?.name}
+          autoFocus
+        />
+        <Field label="Colour" error={fieldError(form.error, "color")} hint="#RRGGBB, or pick one">
+          {(control) => (
             <span className="colour-input">
-              <input
-                id={id}
-                value={color}
-                onChange={(event) => setColor(event.target.value)}
-                aria-describedby={describedBy}
-                aria-invalid={invalid}
-              />
+              <input {...control} value={color} onChange={(event) => setColor(event.target.value)} />
               <input
                 type="color"
                 aria-label="Pick a colour"
@@ -135,15 +110,8 @@ function LabelDialog({ label, onClose }: { label?: Label | undefined; onClose: (
             </span>
           )}
         </Field>
-        <ErrorLine error={formError(error, ["name", "color"])} />
-        <div className="actions">
-          <button type="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="primary" disabled={busy}>
-            {label ? "Save" : "Create"}
-          </button>
-        </div>
+        <ErrorLine error={formError(form.error, ["name", "color"])} />
+        <FormActions submit={label ? "Save" : "Create"} onCancel={onClose} busy={form.busy} />
       </form>
     </Dialog>
   );

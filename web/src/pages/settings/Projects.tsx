@@ -1,10 +1,10 @@
 // Projects: New project (Name), rename, status, archive (a project that is over leaves the pickers) and restore.
-import { type FormEvent, useRef, useState } from "react";
+import { useState } from "react";
 import { api } from "../../api.ts";
 import { isArchived, PROJECT_STATUSES, type Project } from "../../api-types.ts";
 import { Time } from "../../components/Time.tsx";
-import { Dialog, Empty, ErrorLine, Field, fieldError, formError } from "../../components.tsx";
-import { checkForm, maxLength, required, useFocusInvalid } from "../../forms.ts";
+import { Dialog, Empty, ErrorLine, FormActions, fieldError, formError, InputField } from "../../components.tsx";
+import { maxLength, required, text, useForm } from "../../forms.ts";
 import { useWorkspace } from "../../workspace.tsx";
 
 export function Projects() {
@@ -77,53 +77,30 @@ export function Projects() {
 
 function ProjectDialog({ project, onClose }: { project?: Project | undefined; onClose: () => void }) {
   const ws = useWorkspace();
-  const form = useRef<HTMLFormElement>(null);
-  const [error, setError] = useState<unknown>();
-  useFocusInvalid(form, error);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const title = String(new FormData(event.currentTarget).get("name") ?? "");
-    const invalid = checkForm([{ field: "title", label: "Name", value: title, checks: [required, maxLength(500)] }]);
-    if (invalid) {
-      setError(invalid);
-      return;
-    }
-    setBusy(true);
-    try {
-      if (project) await api.patch(`workspaces/${ws.id}/projects/${project.id}`, { title });
-      else await api.post(`workspaces/${ws.id}/projects/`, { title });
+  const form = useForm({
+    check: (values) => [
+      { field: "title", label: "Name", value: text(values, "name"), checks: [required, maxLength(500)] },
+    ],
+    send: async (values) => {
+      const body = { title: text(values, "name") };
+      if (project) await api.patch(`workspaces/${ws.id}/projects/${project.id}`, body);
+      else await api.post(`workspaces/${ws.id}/projects/`, body);
       ws.reload();
       onClose();
-    } catch (failure) {
-      setError(failure);
-      setBusy(false);
-    }
-  };
+    },
+  });
   return (
     <Dialog title={project ? "Rename project" : "New project"} onClose={onClose}>
-      <form ref={form} onSubmit={submit} noValidate>
-        <Field label="Name" error={fieldError(error, "title")}>
-          {(id, describedBy, invalid) => (
-            <input
-              id={id}
-              name="name"
-              defaultValue={project?.title}
-              aria-describedby={describedBy}
-              aria-invalid={invalid}
-              autoFocus
-            />
-          )}
-        </Field>
-        <ErrorLine error={formError(error, ["title"])} />
-        <div className="actions">
-          <button type="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="primary" disabled={busy}>
-            {project ? "Save" : "Create"}
-          </button>
-        </div>
+      <form {...form.props}>
+        <InputField
+          label="Name"
+          error={fieldError(form.error, "title")}
+          name="name"
+          defaultValue={project?.title}
+          autoFocus
+        />
+        <ErrorLine error={formError(form.error, ["title"])} />
+        <FormActions submit={project ? "Save" : "Create"} onCancel={onClose} busy={form.busy} />
       </form>
     </Dialog>
   );
