@@ -9,6 +9,7 @@ import { maxLength, required, text, useForm } from "../../forms.ts";
 import { useResource } from "../../use-resource.ts";
 import { actorName, useWorkspace } from "../../workspace.tsx";
 import { SecretOnce } from "./SecretOnce.tsx";
+import { SettingsSection } from "./SettingsSection.tsx";
 
 export function ApiKeys() {
   const ws = useWorkspace();
@@ -37,8 +38,7 @@ export function ApiKeys() {
     );
 
   return (
-    <section aria-labelledby="keys-heading">
-      <h2 id="keys-heading">API keys</h2>
+    <SettingsSection title="API keys">
       {created && (
         <SecretOnce secret={created.key} onDone={() => setCreated(null)}>
           New key <strong>{created.name}</strong>
@@ -79,6 +79,6 @@ export function ApiKeys() {
       </form>
       <ErrorLine error={formError(form.error, ["name"])} />
       {confirm.dialog}
-    </section>
+    </SettingsSection>
   );
 }

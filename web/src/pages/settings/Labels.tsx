@@ -3,9 +3,11 @@ import { useState } from "react";
 import { api } from "../../api.ts";
 import type { Label } from "../../api-types.ts";
 import { useConfirm } from "../../components/ConfirmDialog.tsx";
-import { Dialog, Empty, ErrorLine, Field, FormActions, fieldError, formError, InputField } from "../../components.tsx";
-import { colour, maxLength, required, text, useForm } from "../../forms.ts";
+import { Empty, Field, fieldError } from "../../components.tsx";
+import { colour, required } from "../../forms.ts";
 import { useWorkspace } from "../../workspace.tsx";
+import { NamedItemDialog } from "./NamedItemDialog.tsx";
+import { SettingsSection } from "./SettingsSection.tsx";
 
 const DEFAULT_COLOUR = "#6B7280";
 
@@ -24,13 +26,7 @@ export function Labels() {
       },
     );
   return (
-    <section aria-labelledby="labels-heading">
-      <div className="toolbar">
-        <h2 id="labels-heading">Labels</h2>
-        <button type="button" className="primary" onClick={() => setEditing("new")}>
-          New label
-        </button>
-      </div>
+    <SettingsSection title="Labels" newLabel="New label" onNew={() => setEditing("new")}>
       {ws.labels.length === 0 ? (
         <Empty>No labels yet.</Empty>
       ) : (
@@ -66,53 +62,41 @@ export function Labels() {
       )}
       {editing && <LabelDialog label={editing === "new" ? undefined : editing} onClose={() => setEditing(null)} />}
       {confirm.dialog}
-    </section>
+    </SettingsSection>
   );
 }
 
 function LabelDialog({ label, onClose }: { label?: Label | undefined; onClose: () => void }) {
-  const ws = useWorkspace();
   const [color, setColor] = useState(label?.color ?? DEFAULT_COLOUR);
-  const form = useForm({
-    check: (values) => [
-      { field: "name", label: "Name", value: text(values, "name"), checks: [required, maxLength(100)] },
-      { field: "color", label: "Colour", value: color.trim(), checks: [required, colour] },
-    ],
-    send: async (values) => {
-      const body = { name: text(values, "name"), color: color.trim() };
-      if (label) await api.patch(`workspaces/${ws.id}/labels/${label.id}`, body);
-      else await api.post(`workspaces/${ws.id}/labels`, body);
-      ws.reload();
-      onClose();
-    },
-  });
   const valid = /^#[0-9a-f]{6}$/i.test(color.trim());
   return (
-    <Dialog title={label ? "Edit label" : "New label"} onClose={onClose}>
-      <form {...form.props}>
-        <InputField
-          label="Name"
-          error={fieldError(form.error, "name")}
-          name="name"
-          defaultValue={label?.name}
-          autoFocus
-        />
-        <Field label="Colour" error={fieldError(form.error, "color")} hint="#RRGGBB, or pick one">
-          {(control) => (
-            <span className="colour-input">
-              <input {...control} value={color} onChange={(event) => setColor(event.target.value)} />
-              <input
-                type="color"
-                aria-label="Pick a colour"
-                value={valid ? color.trim().toLowerCase() : "#6b7280"}
-                onChange={(event) => setColor(event.target.value.toUpperCase())}
-              />
-            </span>
-          )}
-        </Field>
-        <ErrorLine error={formError(form.error, ["name", "color"])} />
-        <FormActions submit={label ? "Save" : "Create"} onCancel={onClose} busy={form.busy} />
-      </form>
-    </Dialog>
+    <NamedItemDialog
+      title={label ? "Edit label" : "New label"}
+      collection="labels"
+      item={label}
+      nameField="name"
+      nameLimit={100}
+      more={{
+        checks: [{ field: "color", label: "Colour", value: color.trim(), checks: [required, colour] }],
+        body: { color: color.trim() },
+        shown: ["color"],
+        fields: (error) => (
+          <Field label="Colour" error={fieldError(error, "color")} hint="#RRGGBB, or pick one">
+            {(control) => (
+              <span className="colour-input">
+                <input {...control} value={color} onChange={(event) => setColor(event.target.value)} />
+                <input
+                  type="color"
+                  aria-label="Pick a colour"
+                  value={valid ? color.trim().toLowerCase() : "#6b7280"}
+                  onChange={(event) => setColor(event.target.value.toUpperCase())}
+                />
+              </span>
+            )}
+          </Field>
+        ),
+      }}
+      onClose={onClose}
+    />
   );
 }

@@ -7,6 +7,7 @@ import { ErrorLine, Field, fieldError, formError, InputField, Table } from "../.
 import { email, required, text, useForm } from "../../forms.ts";
 import { useSession } from "../../use-resource.ts";
 import { useWorkspace } from "../../workspace.tsx";
+import { SettingsSection } from "./SettingsSection.tsx";
 
 const ROLES = ["owner", "admin", "member"] as const;
 
@@ -58,8 +59,7 @@ export function Members() {
   });
 
   return (
-    <section aria-labelledby="members-heading">
-      <h2 id="members-heading">Members</h2>
+    <SettingsSection title="Members">
       <ErrorLine error={error} />
       <Table columns={["Name", "Email", "Role"]} actions>
         {ws.members.map((member) => {
@@ -118,6 +118,6 @@ export function Members() {
       </form>
       <ErrorLine error={formError(adding.error, ["email", "user_id", "role"])} />
       {confirm.dialog}
-    </section>
+    </SettingsSection>
   );
 }

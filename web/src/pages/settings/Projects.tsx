@@ -3,9 +3,10 @@ import { useState } from "react";
 import { api } from "../../api.ts";
 import { isArchived, PROJECT_STATUSES, type Project } from "../../api-types.ts";
 import { Time } from "../../components/Time.tsx";
-import { Dialog, Empty, ErrorLine, FormActions, fieldError, formError, InputField } from "../../components.tsx";
-import { maxLength, required, text, useForm } from "../../forms.ts";
+import { Empty, ErrorLine } from "../../components.tsx";
 import { useWorkspace } from "../../workspace.tsx";
+import { NamedItemDialog } from "./NamedItemDialog.tsx";
+import { SettingsSection } from "./SettingsSection.tsx";
 
 export function Projects() {
   const ws = useWorkspace();
@@ -54,13 +55,7 @@ export function Projects() {
   );
 
   return (
-    <section aria-labelledby="projects-heading">
-      <div className="toolbar">
-        <h2 id="projects-heading">Projects</h2>
-        <button type="button" className="primary" onClick={() => setEditing("new")}>
-          New project
-        </button>
-      </div>
+    <SettingsSection title="Projects" newLabel="New project" onNew={() => setEditing("new")}>
       <ErrorLine error={error} />
       {active.length === 0 ? <Empty>No active projects.</Empty> : <ul className="rows">{active.map(row)}</ul>}
       {archived.length > 0 && (
@@ -71,37 +66,19 @@ export function Projects() {
         </>
       )}
       {editing && <ProjectDialog project={editing === "new" ? undefined : editing} onClose={() => setEditing(null)} />}
-    </section>
+    </SettingsSection>
   );
 }
 
 function ProjectDialog({ project, onClose }: { project?: Project | undefined; onClose: () => void }) {
-  const ws = useWorkspace();
-  const form = useForm({
-    check: (values) => [
-      { field: "title", label: "Name", value: text(values, "name"), checks: [required, maxLength(500)] },
-    ],
-    send: async (values) => {
-      const body = { title: text(values, "name") };
-      if (project) await api.patch(`workspaces/${ws.id}/projects/${project.id}`, body);
-      else await api.post(`workspaces/${ws.id}/projects/`, body);
-      ws.reload();
-      onClose();
-    },
-  });
   return (
-    <Dialog title={project ? "Rename project" : "New project"} onClose={onClose}>
-      <form {...form.props}>
-        <InputField
-          label="Name"
-          error={fieldError(form.error, "title")}
-          name="name"
-          defaultValue={project?.title}
-          autoFocus
-        />
-        <ErrorLine error={formError(form.error, ["title"])} />
-        <FormActions submit={project ? "Save" : "Create"} onCancel={onClose} busy={form.busy} />
-      </form>
-    </Dialog>
+    <NamedItemDialog
+      title={project ? "Rename project" : "New project"}
+      collection="projects"
+      item={project && { id: project.id, name: project.title }}
+      nameField="title"
+      nameLimit={500}
+      onClose={onClose}
+    />
   );
 }

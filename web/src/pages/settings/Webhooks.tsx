@@ -10,6 +10,7 @@ import { useResource } from "../../use-resource.ts";
 import { useWorkspace } from "../../workspace.tsx";
 import { Deliveries } from "./Deliveries.tsx";
 import { SecretOnce } from "./SecretOnce.tsx";
+import { SettingsSection } from "./SettingsSection.tsx";
 
 export function Webhooks() {
   const ws = useWorkspace();
@@ -46,8 +47,7 @@ export function Webhooks() {
     );
 
   return (
-    <section aria-labelledby="hooks-heading">
-      <h2 id="hooks-heading">Webhooks</h2>
+    <SettingsSection title="Webhooks">
       {created && (
         <SecretOnce secret={created.secret} onDone={() => setCreated(null)}>
           Signing secret for <span className="wrap">{created.url}</span>
@@ -97,6 +97,6 @@ export function Webhooks() {
       </form>
       <ErrorLine error={formError(form.error, ["url", "types"])} />
       {confirm.dialog}
-    </section>
+    </SettingsSection>
   );
 }
