@@ -117,6 +117,15 @@ export function FormActions(props: { submit: string; onCancel: () => void; busy?
   );
 }
 
+/** A <select>'s options: each a value and the words shown for it. */
+export function Options({ of }: { of: readonly (readonly [string, string])[] }) {
+  return of.map(([value, title]) => (
+    <option key={value} value={value}>
+      {title}
+    </option>
+  ));
+}
+
 /** A table under its column heads; with `actions`, a last column for each row's buttons, named for screen readers. */
 export function Table(props: { columns: string[]; actions?: boolean; className?: string; children: ReactNode }) {
   return (

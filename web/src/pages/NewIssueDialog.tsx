@@ -11,6 +11,7 @@ import {
   fieldError,
   formError,
   InputField,
+  Options,
   TextAreaField,
 } from "../components.tsx";
 import { maxLength, required, text, useForm } from "../forms.ts";
@@ -91,11 +92,7 @@ export function NewIssueDialog({ onClose, onCreated }: { onClose: () => void; on
           <Field label="Priority" error={fieldError(error, "priority")}>
             {({ id }) => (
               <select id={id} name="priority" defaultValue="none">
-                {PRIORITIES.map(([priority, title]) => (
-                  <option key={priority} value={priority}>
-                    {title}
-                  </option>
-                ))}
+                <Options of={PRIORITIES} />
               </select>
             )}
           </Field>

@@ -3,13 +3,13 @@ import { useState } from "react";
 import { api } from "../../api.ts";
 import type { Member } from "../../api-types.ts";
 import { useConfirm } from "../../components/ConfirmDialog.tsx";
-import { ErrorLine, Field, fieldError, formError, InputField, Table } from "../../components.tsx";
+import { ErrorLine, Field, fieldError, formError, InputField, Options, Table } from "../../components.tsx";
 import { email, required, text, useForm } from "../../forms.ts";
 import { useSession } from "../../use-resource.ts";
 import { useWorkspace } from "../../workspace.tsx";
 import { SettingsSection } from "./SettingsSection.tsx";
 
-const ROLES = ["owner", "admin", "member"] as const;
+const ROLES = (["owner", "admin", "member"] as const).map((role) => [role, role] as const);
 
 export function Members() {
   const ws = useWorkspace();
@@ -78,11 +78,7 @@ export function Members() {
                   disabled={me}
                   onChange={(event) => changeRole(member, event.target.value)}
                 >
-                  {ROLES.map((role) => (
-                    <option key={role} value={role}>
-                      {role}
-                    </option>
-                  ))}
+                  <Options of={ROLES} />
                 </select>
               </td>
               <td>
@@ -106,11 +102,7 @@ export function Members() {
         <Field label="Role" error={fieldError(adding.error, "role")}>
           {({ id }) => (
             <select id={id} name="role" defaultValue="member">
-              {ROLES.map((role) => (
-                <option key={role} value={role}>
-                  {role}
-                </option>
-              ))}
+              <Options of={ROLES} />
             </select>
           )}
         </Field>

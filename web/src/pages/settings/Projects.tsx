@@ -3,7 +3,7 @@ import { useState } from "react";
 import { api } from "../../api.ts";
 import { isArchived, PROJECT_STATUSES, type Project } from "../../api-types.ts";
 import { Time } from "../../components/Time.tsx";
-import { Empty, ErrorLine } from "../../components.tsx";
+import { Empty, ErrorLine, Options } from "../../components.tsx";
 import { useWorkspace } from "../../workspace.tsx";
 import { NamedItemDialog } from "./NamedItemDialog.tsx";
 import { SettingsSection } from "./SettingsSection.tsx";
@@ -32,11 +32,7 @@ export function Projects() {
           value={project.status}
           onChange={(event) => patch(project, { status: event.target.value as Project["status"] })}
         >
-          {PROJECT_STATUSES.map(([status, title]) => (
-            <option key={status} value={status}>
-              {title}
-            </option>
-          ))}
+          <Options of={PROJECT_STATUSES} />
         </select>
         <button type="button" className="ghost small" onClick={() => setEditing(project)}>
           Rename
