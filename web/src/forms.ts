@@ -63,7 +63,7 @@ export interface FieldCheck {
 }
 
 /** Every failed check, one message per field; undefined when the form is fine. */
-export function checkForm(fields: FieldCheck[]): ApiError | undefined {
+function checkForm(fields: FieldCheck[]): ApiError | undefined {
   const messages: Record<string, string> = {};
   for (const { field, label, value, checks } of fields) {
     for (const check of checks) {
@@ -79,7 +79,7 @@ export function checkForm(fields: FieldCheck[]): ApiError | undefined {
 }
 
 /** After a refused submit: the first field marked invalid gets the focus, so its message is read out. */
-export function useFocusInvalid(form: RefObject<HTMLFormElement | null>, error: unknown): void {
+function useFocusInvalid(form: RefObject<HTMLFormElement | null>, error: unknown): void {
   useEffect(() => {
     if (error) form.current?.querySelector<HTMLElement>("[aria-invalid=true]")?.focus();
   }, [error, form]);
