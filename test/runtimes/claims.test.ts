@@ -4,6 +4,7 @@
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDialects } from "../helpers/databases.ts";
+import { eventually } from "../helpers/eventually.ts";
 import { connectClient } from "../mcp/helpers.ts";
 import { createAgent, createIssue, taskReaching } from "../work/helpers.ts";
 import {
@@ -51,8 +52,12 @@ describe.each(testDialects)("claims (%s)", (dialect) => {
     expect(run).toMatchObject({ status: "running", model: "command:sh", task_id: assignment.task.id });
     const runtimes = (await f.api.get(`workspaces/${f.ws}/runtimes`, { token: f.member.token })).body;
     expect(runtimes.find((each: { id: string }) => each.id === runner.runtimeId("sh")).running_tasks).toBe(1);
-    const moved = (await f.api.get(`workspaces/${f.ws}/issues/${issue.id}`, { token: f.member.token })).body;
-    expect(moved.status).toBe("in_progress");
+    await eventually(
+      async () =>
+        (await f.api.get(`workspaces/${f.ws}/issues/${issue.id}`, { token: f.member.token })).body.status ===
+        "in_progress",
+      "the issue to move to in_progress",
+    );
     expect(f.model.requests.length).toBe(before);
   });
 
