@@ -36,6 +36,7 @@ import type { ToolRegistry } from "./tools/registry.ts";
 import { VERSION } from "./version.ts";
 import { DEFAULT_DIST_DIR, webRoutes } from "./web/index.ts";
 import { workPlugin } from "./work/index.ts";
+import { openWorkSignals } from "./work/signals.ts";
 
 const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -150,9 +151,13 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     version: VERSION,
     ...options.mcp,
   });
+  // How processes hear of work (PostgreSQL: one LISTEN connection), shared by the worker and the runners' long polls.
+  const workSignals = openWorkSignals(db, config.databaseUrl, app.log);
+  await workSignals.ready;
+  app.addHook("onClose", async () => workSignals.close());
   await app.register(workPlugin, {
     db,
-    databaseUrl: config.databaseUrl,
+    signals: workSignals,
     authenticator,
     runtime,
     tools,
@@ -162,7 +167,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     drain,
     waitingForRuntime: tasksWaitingForRuntime,
   });
-  await app.register(runtimesPlugin, { db, databaseUrl: config.databaseUrl, authenticator, settings: config.work });
+  await app.register(runtimesPlugin, { db, signals: workSignals, authenticator, settings: config.work });
   await app.register(aguiRoutes, {
     db,
     authenticator,

@@ -28,8 +28,10 @@ export async function buildAssignment(db: Db, claim: RunnerClaim, platform: Plat
   const frame = await buildTaskFrame(db, task, agent);
   const comments = await listComments(db, task.workspace_id, task.issue_id, { limit: COMMENT_LIMIT, offset: 0 });
   if (NOT_STARTED.has(frame.issue.status)) {
+    // While the CLI starts, not before: as an in-process run moves its issue while the model is already asked. A
+    // refusal (the issue deleted meanwhile) leaves the task to end with it.
     const actor: Actor = { type: "agent", id: agent.id };
-    await updateIssue(db, task.workspace_id, task.issue_id, { status: "in_progress" }, actor).catch(() => undefined);
+    void updateIssue(db, task.workspace_id, task.issue_id, { status: "in_progress" }, actor).catch(() => undefined);
   }
   return {
     task: {

@@ -7,7 +7,7 @@ import type { Authenticator } from "../auth/authenticator.ts";
 import type { Config } from "../config.ts";
 import type { Db } from "../db/index.ts";
 import { recoverExpiredLeases } from "../work/leases.ts";
-import { openWorkSignals } from "../work/signals.ts";
+import type { WorkSignals } from "../work/signals.ts";
 import { runtimeRoutes } from "./routes.ts";
 import { runnerApiRoutes } from "./runner-routes.ts";
 import { markSilentRunnersOffline } from "./runners.ts";
@@ -15,7 +15,8 @@ import { RunnerService } from "./service.ts";
 
 export interface RuntimesOptions {
   db: Db;
-  databaseUrl: string;
+  /** This process's work signals (server.ts opens them for work/ and runtimes/). */
+  signals: WorkSignals;
   authenticator: Authenticator;
   settings: Config["work"];
 }
@@ -24,9 +25,7 @@ export interface RuntimesOptions {
 const sweepEveryMs = (offlineMs: number) => Math.min(Math.max(offlineMs / 4, 50), 5_000);
 
 export async function runtimesPlugin(app: FastifyInstance, options: RuntimesOptions): Promise<void> {
-  const { db, settings } = options;
-  const signals = openWorkSignals(db, options.databaseUrl, app.log);
-  await signals.ready;
+  const { db, settings, signals } = options;
   const service = new RunnerService(db, signals, settings);
   const recoverLeases = () => recoverExpiredLeases(db, settings);
 
@@ -53,6 +52,5 @@ export async function runtimesPlugin(app: FastifyInstance, options: RuntimesOpti
     clearInterval(sweep);
     await sweeping;
     await service.close();
-    await signals.close();
   });
 }

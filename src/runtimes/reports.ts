@@ -35,19 +35,34 @@ type Standing = { held: Held } | { cancelled: RunnerClaimsTable & { task?: TaskR
 /** Where the runner stands with the task: holds it, saw it cancelled (or go away), ended it, or never had it. */
 async function standing(db: Db, runner: RunnersTable, taskId: string): Promise<Standing> {
   if (!isId(taskId)) return "not_held";
-  const claim = await db
+  // One read: the runner's claim on the task, and the task as it is now (absent once its agent was deleted).
+  const row = await db
     .selectFrom("runner_claims")
-    .selectAll()
-    .where("task_id", "=", taskId)
-    .where("runner_id", "=", runner.id)
+    .leftJoin("tasks", (join) =>
+      join.onRef("tasks.id", "=", "runner_claims.task_id").on("tasks.workspace_id", "=", runner.workspace_id),
+    )
+    .selectAll("tasks")
+    .select([
+      "runner_claims.task_id as claim_task_id",
+      "runner_claims.runner_id as claim_runner_id",
+      "runner_claims.run_id as claim_run_id",
+      "runner_claims.input_version as claim_input_version",
+      "runner_claims.ended as claim_ended",
+      "runner_claims.claimed_at as claim_claimed_at",
+    ])
+    .where("runner_claims.task_id", "=", taskId)
+    .where("runner_claims.runner_id", "=", runner.id)
     .executeTakeFirst();
-  if (!claim) return "not_held";
-  const task = await db
-    .selectFrom("tasks")
-    .selectAll()
-    .where("id", "=", taskId)
-    .where("workspace_id", "=", runner.workspace_id)
-    .executeTakeFirst();
+  if (!row) return "not_held";
+  const claim: RunnerClaimsTable = {
+    task_id: row.claim_task_id,
+    runner_id: row.claim_runner_id,
+    run_id: row.claim_run_id,
+    input_version: row.claim_input_version,
+    ended: row.claim_ended,
+    claimed_at: row.claim_claimed_at,
+  };
+  const task = row.id === null ? undefined : (row as unknown as TaskRow);
   const owner = leaseOwnerOf(runner.id);
   if (!task) return { cancelled: claim };
   if (task.status === "cancelled" && task.run_id === claim.run_id) return { cancelled: { ...claim, task } };

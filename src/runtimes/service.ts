@@ -42,9 +42,9 @@ export class RunnerService {
   ): Promise<{ tasks: Assignment[] }> {
     const deadline = Date.now() + input.wait_ms;
     const { workspaceId } = credential;
-    for (;;) {
-      // Every round: a token revoked meanwhile ends the long poll with a 401.
-      await this.requireToken(credential);
+    for (let round = 0; ; round++) {
+      // Every round after the first (the request's own check): a token revoked meanwhile ends the long poll, 401.
+      if (round > 0) await this.requireToken(credential);
       const runner = await seeRunner(this.db, workspaceId, input.runner_id);
       const mark = this.polls.mark();
       const claims = await claimForRunner(this.db, runner, input.runtime_ids, input.max_tasks, this.settings);

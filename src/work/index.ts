@@ -1,5 +1,5 @@
 // Agents at work: the task queue ⇄ the worker ⇄ the agent runtime, and the API of tasks, runs and approvals.
-// This plugin only wires them: signals (how processes hear of work), the task runner, the worker of this process,
+// This plugin only wires them: the signals (how processes hear of work, opened by server.ts), the task runner, the worker of this process,
 // the run event streams, and the routes inside the workspace membership guard.
 import type { FastifyInstance } from "fastify";
 import type { ModelSettings } from "../agents/model.ts";
@@ -13,15 +13,13 @@ import type { Drain } from "../ops/drain.ts";
 import type { ToolInvoker } from "../tools/invoker.ts";
 import { workRoutes } from "./routes.ts";
 import { RunEventStreams } from "./run-stream.ts";
-import { openWorkSignals } from "./signals.ts";
+import type { WorkSignals } from "./signals.ts";
 import { TaskRunner } from "./task-run.ts";
 import { TaskService, type WaitingForRuntime } from "./tasks.ts";
 import { Worker } from "./worker.ts";
 
 export interface WorkOptions {
   db: Db;
-  /** The database URL: on PostgreSQL the worker keeps one listening connection of its own. */
-  databaseUrl: string;
   authenticator: Authenticator;
   runtime: AgentRuntime;
   tools: ToolInvoker;
@@ -29,6 +27,8 @@ export interface WorkOptions {
   settings: Config["work"];
   /** Where agents' HTTP MCP servers may be (every request of a run is checked). */
   mcpTargets: TargetPolicy;
+  /** This process's work signals, shared with runtimes/ (server.ts opens and closes them). */
+  signals: WorkSignals;
   /** Which queued tasks wait for a runtime (runtimes/). */
   waitingForRuntime?: WaitingForRuntime;
   /** Draining (SIGTERM): the worker stops claiming; its runs go on until the server closes. */
@@ -36,9 +36,7 @@ export interface WorkOptions {
 }
 
 export async function workPlugin(app: FastifyInstance, options: WorkOptions): Promise<void> {
-  const { db, settings, modelSettings } = options;
-  const signals = openWorkSignals(db, options.databaseUrl, app.log);
-  await signals.ready;
+  const { db, settings, modelSettings, signals } = options;
   const tasks = new TaskService(db, settings.maxAttempts, options.waitingForRuntime);
   const streams = new RunEventStreams(db, signals, modelSettings.keepAliveMs);
   const runner = new TaskRunner({
@@ -67,6 +65,5 @@ export async function workPlugin(app: FastifyInstance, options: WorkOptions): Pr
   app.addHook("preClose", async () => streams.closeAll());
   app.addHook("onClose", async () => {
     await worker.stop();
-    await signals.close();
   });
 }

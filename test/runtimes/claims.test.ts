@@ -4,6 +4,7 @@
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDialects } from "../helpers/databases.ts";
+import { eventually } from "../helpers/eventually.ts";
 import { connectClient } from "../mcp/helpers.ts";
 import { createAgent, createIssue, taskReaching } from "../work/helpers.ts";
 import {
@@ -51,8 +52,12 @@ describe.each(testDialects)("claims (%s)", (dialect) => {
     expect(run).toMatchObject({ status: "running", model: "command:sh", task_id: assignment.task.id });
     const runtimes = (await f.api.get(`workspaces/${f.ws}/runtimes`, { token: f.member.token })).body;
     expect(runtimes.find((each: { id: string }) => each.id === runner.runtimeId("sh")).running_tasks).toBe(1);
-    const moved = (await f.api.get(`workspaces/${f.ws}/issues/${issue.id}`, { token: f.member.token })).body;
-    expect(moved.status).toBe("in_progress");
+    await eventually(
+      async () =>
+        (await f.api.get(`workspaces/${f.ws}/issues/${issue.id}`, { token: f.member.token })).body.status ===
+        "in_progress",
+      "the issue to move to in_progress",
+    );
     expect(f.model.requests.length).toBe(before);
   });
 
@@ -96,17 +101,16 @@ describe.each(testDialects)("claims (%s)", (dialect) => {
     }
     const issues = [];
     for (let index = 0; index < 12; index++) issues.push(await assignIssue(f, agents[index % 4].id));
-    const claimed = await Promise.all(
+    // Both claim side by side until the queue is empty (SKIP LOCKED may hand one of them nothing in a round).
+    const all: string[] = [];
+    await Promise.all(
       runners.map(async (runner) => {
-        const got: string[] = [];
-        for (let round = 0; round < 6; round++) {
+        for (let round = 0; round < 50 && new Set(all).size < 12; round++) {
           const response = await runner.claim({ max_tasks: 2, wait_ms: 0 });
-          got.push(...response.body.tasks.map((task: { task: { id: string } }) => task.task.id));
+          all.push(...response.body.tasks.map((task: { task: { id: string } }) => task.task.id));
         }
-        return got;
       }),
     );
-    const all = claimed.flat();
     expect(new Set(all).size).toBe(all.length);
     expect(all).toHaveLength(12);
   });

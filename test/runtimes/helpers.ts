@@ -2,7 +2,7 @@
 // token, and a small client of the runner API speaking exactly what the runner sends.
 import { randomUUID } from "node:crypto";
 import type { SqlDialect } from "../../src/db/index.ts";
-import type { ApiResponse } from "../helpers/app.ts";
+import type { ApiClient, ApiResponse } from "../helpers/app.ts";
 import { startWorkFixture, type WorkFixture, type WorkFixtureOptions } from "../work/helpers.ts";
 
 export interface RuntimeFixture extends WorkFixture {
@@ -23,16 +23,26 @@ export async function startRuntimeFixture(
 
 /** One runner as the runner API sees it: its runner_id on every call. */
 export class FakeRunner {
-  readonly runnerId = randomUUID();
+  runnerId = randomUUID();
   runtimes: { id: string; name: string; kind: string }[] = [];
+  private api: ApiClient;
 
   constructor(
-    private readonly f: RuntimeFixture,
+    f: RuntimeFixture,
     private readonly token = f.runnerToken,
-  ) {}
+  ) {
+    this.api = f.api;
+  }
+
+  /** The same runner talking to another server process. */
+  through(api: ApiClient): FakeRunner {
+    const copy = Object.create(FakeRunner.prototype) as FakeRunner;
+    Object.assign(copy, this, { api });
+    return copy;
+  }
 
   call<T = any>(path: string, body: Record<string, unknown> = {}): Promise<ApiResponse<T>> {
-    return this.f.api.post<T>(`runner/${path}`, { runner_id: this.runnerId, ...body }, { token: this.token });
+    return this.api.post<T>(`runner/${path}`, { runner_id: this.runnerId, ...body }, { token: this.token });
   }
 
   async register(

@@ -1,0 +1,232 @@
+// npm run bench -- runners [postgres]
+// Runners and their runtimes (spec runtimes.md §6), side by side in one run:
+// 1. pickup on an idle runner: an issue's assignment → the CLI started by the runner (a `command` runtime whose first
+//    act is to note the time), p50/p99, timed from the PATCH answered (the assignment committed) and from it sent
+//    (target p99 < 100 ms: the runner's long poll is woken by the queue's signal, no polling delay);
+// 2. 500 tasks over 50 agents queued at once, then 4 runners (a `command` runtime that answers at once) drain them:
+//    every task succeeds exactly once (one CLI start per task), and the throughput (first task started → last task
+//    finished, by the tasks' own times) beside the same 500 tasks run in-process by the server's worker against an
+//    instant model double (target ≥ 0.8).
+// The server under test is the real one (bench/support/platform-server.ts); the runners are real `agent-platform
+// runner` processes. SQLite by default, PostgreSQL with `postgres` (the server TEST_DATABASE_URL names).
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runBin, stopBins } from "../test/helpers/bin.ts";
+import { createTestDatabase } from "../test/helpers/databases.ts";
+import { TestModelServer } from "../test/helpers/model-server.ts";
+import { startChild } from "./support/processes.ts";
+
+const PICKUP_SAMPLES = 100;
+const TASKS = 500;
+const AGENTS = 50;
+const RUNNERS = 4;
+const RUNNER_SLOTS = 8;
+const ASSIGN_CONCURRENCY = 50;
+const ANSWER = "Triaged: this belongs to the frontend team, priority medium, and the steps to reproduce are clear.";
+
+const dialect = process.argv[3] === "postgres" ? "postgres" : "sqlite";
+const scratch = mkdtempSync(join(tmpdir(), "bench-runners-"));
+
+async function json(method: string, url: string, token?: string, body?: unknown): Promise<any> {
+  const response = await fetch(url, {
+    method,
+    headers: { "content-type": "application/json", ...(token && { authorization: `Bearer ${token}` }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${await response.text()}`);
+  return response.status === 204 ? undefined : response.json();
+}
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+};
+const ms = (value: number) => `${value.toFixed(1)} ms`;
+const sleep = (delay: number) => new Promise((resolve) => setTimeout(resolve, delay));
+
+/** The command runtime: notes when it started (ms) and which task, then answers at once. */
+function answerScript(log: string): string {
+  const file = join(scratch, `answer-${Math.random().toString(36).slice(2)}.sh`);
+  writeFileSync(
+    file,
+    `#!/bin/sh\necho "$(date +%s%3N) $AGENT_PLATFORM_TASK_ID $AGENT_PLATFORM_ISSUE" >> '${log}'\ncat > /dev/null\necho '${ANSWER}'\n`,
+  );
+  chmodSync(file, 0o755);
+  return file;
+}
+
+/** A workspace with `agents` agents (bound to command runtimes, or in-process) and `count` unassigned issues. */
+async function seed(base: string, count: number, agentCount: number, bound: boolean) {
+  const { token } = await json("POST", `${base}/api/v1/auth/register`, undefined, {
+    email: `runners-bench-${Date.now()}-${Math.random()}@example.com`,
+    password: "benchmark password",
+  });
+  const ws = (await json("POST", `${base}/api/v1/workspaces/`, token, { name: "Runners bench" })).id;
+  const api = `${base}/api/v1/workspaces/${ws}`;
+  const runtime_config = bound ? { runtime: { select: [{ kind: "command" }] } } : {};
+  const agents: string[] = [];
+  for (let index = 0; index < agentCount; index++) {
+    agents.push((await json("POST", `${api}/agents/`, token, { name: `Agent ${index}`, runtime_config })).id);
+  }
+  const issues: string[] = [];
+  for (let start = 0; start < count; start += 50) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(50, count - start) }, (_, offset) =>
+        json("POST", `${api}/issues/`, token, { title: `Task ${start + offset}`, description: "Please triage." }),
+      ),
+    );
+    issues.push(...batch.map((issue) => issue.id));
+  }
+  const runnerToken = (await json("POST", `${api}/runner-tokens`, token, { name: "bench" })).token as string;
+  return { token, api, agents, issues, runnerToken };
+}
+
+async function assignAll(api: string, token: string, issues: string[], agents: string[]) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: ASSIGN_CONCURRENCY }, async () => {
+      for (let index = next++; index < issues.length; index = next++) {
+        await json("PATCH", `${api}/issues/${issues[index]}`, token, {
+          assignee_type: "agent",
+          assignee_id: agents[index % agents.length],
+        });
+      }
+    }),
+  );
+}
+
+/** Resolves when no task is queued, running or waiting; returns every task. */
+async function allTasksEnded(api: string, token: string, expected: number): Promise<any[]> {
+  for (;;) {
+    const open = await json("GET", `${api}/tasks?status=queued,running,waiting_approval&limit=1`, token);
+    if (open.length === 0) {
+      const tasks: any[] = [];
+      for (let offset = 0; ; offset += 200) {
+        const page = await json("GET", `${api}/tasks?limit=200&offset=${offset}`, token);
+        tasks.push(...page);
+        if (page.length < 200) break;
+      }
+      if (tasks.length >= expected) return tasks;
+    }
+    await sleep(20);
+  }
+}
+
+async function startRunner(url: string, token: string, name: string, script: string) {
+  const dir = mkdtempSync(join(scratch, "runner-"));
+  const runner = runBin([
+    "runner",
+    "--url",
+    url,
+    "--token",
+    token,
+    "--name",
+    name,
+    "--dir",
+    dir,
+    "--max-tasks",
+    String(RUNNER_SLOTS),
+    "--runtime",
+    `instant=sh ${script}`,
+  ]);
+  await runner.printed(/registered with/);
+  return runner;
+}
+
+const lines = (log: string) => (existsSync(log) ? readFileSync(log, "utf8").trim().split("\n").filter(Boolean) : []);
+
+async function pickup(databaseUrl: string) {
+  const server = await startChild("bench/support/platform-server.ts", [], { DATABASE_URL: databaseUrl });
+  const { token, api, agents, issues, runnerToken } = await seed(server.url, PICKUP_SAMPLES + 5, 5, true);
+  const log = join(scratch, "pickup.log");
+  await startRunner(server.url, runnerToken, "idle", answerScript(log));
+  const fromSent: number[] = [];
+  const fromAnswered: number[] = [];
+  for (const [index, issueId] of issues.entries()) {
+    const sent = Date.now();
+    await json("PATCH", `${api}/issues/${issueId}`, token, { assignee_type: "agent", assignee_id: agents[index % 5] });
+    const answered = Date.now();
+    let started: number | undefined;
+    while (started === undefined) {
+      const line = lines(log)[index];
+      if (line) started = Number(line.split(" ")[0]);
+      else await sleep(1);
+    }
+    // The first few warm the server and the runner up (JIT, statement cache, connections).
+    if (index >= 5) {
+      fromSent.push(started - sent);
+      fromAnswered.push(started - answered);
+    }
+    await allTasksEnded(api, token, index + 1);
+  }
+  await stopBins();
+  await server.stop();
+  return { fromSent, fromAnswered };
+}
+
+/** TASKS tasks queued at once (nothing works them yet), then drained: by RUNNERS runners, or by the worker. */
+async function throughput(databaseUrl: string, by: "runners" | "worker", modelUrl: string) {
+  const env = { DATABASE_URL: databaseUrl, OPENAI_BASE_URL: modelUrl, AGENT_MODEL: "openai/bench-model" };
+  const queueing = await startChild("bench/support/platform-server.ts", [], { ...env, AGENT_WORKERS: "0" });
+  const seeded = await seed(queueing.url, TASKS, AGENTS, by === "runners");
+  await assignAll(seeded.api, seeded.token, seeded.issues, seeded.agents);
+  await queueing.stop();
+  const server = await startChild("bench/support/platform-server.ts", [], env);
+  const api = seeded.api.replace(queueing.url, server.url);
+  const log = join(scratch, "throughput.log");
+  if (by === "runners") {
+    const script = answerScript(log);
+    await Promise.all(
+      Array.from({ length: RUNNERS }, (_, index) => startRunner(server.url, seeded.runnerToken, `r${index}`, script)),
+    );
+  }
+  const tasks = await allTasksEnded(api, seeded.token, TASKS);
+  await stopBins();
+  await server.stop();
+  const first = Math.min(...tasks.map((task) => Date.parse(`${task.started_at}Z`)));
+  const last = Math.max(...tasks.map((task) => Date.parse(`${task.finished_at}Z`)));
+  const succeeded = tasks.filter((task) => task.status === "succeeded" && task.attempt === 1).length;
+  const starts = by === "runners" ? lines(log).map((line) => line.split(" ")[1]) : [];
+  return { seconds: (last - first) / 1000, succeeded, starts: starts.length, distinct: new Set(starts).size };
+}
+
+const model = await TestModelServer.start();
+model.setDefault({ text: ANSWER });
+const databases = await Promise.all(Array.from({ length: 3 }, () => createTestDatabase(dialect)));
+try {
+  console.log(`runners benchmark on ${dialect}; ${RUNNERS} runners × ${RUNNER_SLOTS} slots, a command runtime`);
+  const latency = await pickup(databases[0]!.url);
+  const p99 = percentile(latency.fromAnswered, 99);
+  console.log(`\npickup, assignment → CLI started on an idle runner (${latency.fromAnswered.length} samples)`);
+  console.log(
+    `  from the PATCH answered  p50 ${ms(percentile(latency.fromAnswered, 50))}  p99 ${ms(p99)}  (target p99 < 100 ms) ${p99 < 100 ? "PASS" : "FAIL"}`,
+  );
+  console.log(
+    `  from the PATCH sent      p50 ${ms(percentile(latency.fromSent, 50))}  p99 ${ms(percentile(latency.fromSent, 99))}`,
+  );
+
+  const inProcess = await throughput(databases[1]!.url, "worker", model.url);
+  const runners = await throughput(databases[2]!.url, "runners", model.url);
+  const baseRate = TASKS / inProcess.seconds;
+  const rate = TASKS / runners.seconds;
+  const ratio = rate / baseRate;
+  const exactlyOnce = runners.succeeded === TASKS && runners.starts === TASKS && runners.distinct === TASKS;
+  console.log(`\n${TASKS} tasks over ${AGENTS} agents, queued at once`);
+  console.log(
+    `  in-process (instant model)  ${inProcess.succeeded}/${TASKS} in ${inProcess.seconds.toFixed(2)} s = ${baseRate.toFixed(0)} tasks/s`,
+  );
+  console.log(
+    `  ${RUNNERS} runners (command)      ${runners.succeeded}/${TASKS} in ${runners.seconds.toFixed(2)} s = ${rate.toFixed(0)} tasks/s`,
+  );
+  console.log(
+    `  CLI starts ${runners.starts}, distinct tasks ${runners.distinct}: exactly once ${exactlyOnce ? "PASS" : "FAIL"}`,
+  );
+  console.log(`  runners/in-process ${ratio.toFixed(2)} (target >= 0.8) ${ratio >= 0.8 ? "PASS" : "FAIL"}`);
+  process.exitCode = p99 < 100 && exactlyOnce && ratio >= 0.8 ? 0 : 1;
+} finally {
+  await stopBins();
+  await model.close();
+  await Promise.all(databases.map((database) => database.drop()));
+  rmSync(scratch, { recursive: true, force: true });
+}
