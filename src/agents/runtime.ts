@@ -2,10 +2,10 @@
 // tool-calling loop. What it does is told to a RunSink as it happens (the agent-UI endpoint encodes it).
 import type { Db } from "../db/index.ts";
 import { newId } from "../db/values.ts";
+import type { Agent } from "../platform/agents/service.ts";
 import type { ToolInvoker } from "../tools/invoker.ts";
 import type { Tool, ToolContext } from "../tools/registry.ts";
 import type { AgentStatusTracker } from "./agent-status.ts";
-import type { PlatformAgent } from "./agent-store.ts";
 import type { ModelClient, ModelSettings, ToolCallRecord, ToolSpec, Usage } from "./model.ts";
 import { createModelClient } from "./models.ts";
 import { RunAbortedError, RunError, type RunSink, SILENT_SINK, type ToolGate } from "./run-types.ts";
@@ -23,7 +23,7 @@ export { RunAbortedError, RunError, type RunSink, type ToolGate, type ToolGateDe
 
 /** An agent ready to run: a platform agent, or the default one (no id) with every custom tool. */
 export interface AgentSpec {
-  platform?: PlatformAgent;
+  platform?: Agent;
   model: string;
   instructions: string;
 }
@@ -99,7 +99,7 @@ export class AgentRuntime {
     return { model: this.options.settings.defaultModel, instructions: this.options.settings.defaultInstructions };
   }
 
-  agentSpec(agent: PlatformAgent): AgentSpec {
+  agentSpec(agent: Agent): AgentSpec {
     const defaults = this.options.settings;
     return {
       platform: agent,
@@ -132,7 +132,7 @@ export class AgentRuntime {
   }
 
   /** Runs a platform agent to its final answer without streaming (the ask_<agent> tools). */
-  async ask(agent: PlatformAgent, message: string, threadId: string, caller: ToolContext): Promise<string> {
+  async ask(agent: Agent, message: string, threadId: string, caller: ToolContext): Promise<string> {
     const depth = (caller as DepthContext)[ASK_DEPTH] ?? 0;
     if (depth >= MAX_ASK_DEPTH) {
       throw new Error(`Agents may ask each other at most ${MAX_ASK_DEPTH} levels deep`);
