@@ -1,6 +1,7 @@
 // The workspace event stream: one feed per workspace with subscribers in this process reads each new event from the
 // outbox once and writes its frame to every subscriber. A subscriber first replays what it missed from the outbox at
 // its own pace, then joins the feed: it never sees a gap or a duplicate seq, and one that stops reading is dropped.
+import { Coalescer } from "../db/coalesce.ts";
 import type { Db } from "../db/index.ts";
 import { KeepAlives, type SseStream, sseFrame } from "../http/sse.ts";
 import { headSeq, readEvents, type WorkspaceEvent } from "./outbox.ts";
@@ -105,8 +106,7 @@ class WorkspaceFeed {
   position = 0;
   private readonly subscribers = new Set<Subscriber>();
   private readonly ready: Promise<void>;
-  private reading = false;
-  private readAgain = false;
+  private readonly reads: Coalescer;
   /** Once the position is known (the outbox head when the feed was made). */
   private isReady = false;
 
@@ -117,6 +117,7 @@ class WorkspaceFeed {
     private readonly onEmpty: () => void,
     private readonly onLiveEvents?: (oldestCreatedAt: string) => void,
   ) {
+    this.reads = new Coalescer(() => this.readAll(), onError);
     this.ready = headSeq(db, workspaceId).then((head) => {
       this.position = head;
       this.isReady = true;
@@ -148,7 +149,7 @@ class WorkspaceFeed {
    */
   hint(seq: number, event?: WorkspaceEvent): void {
     if (seq <= this.position) return;
-    if (event && this.isReady && !this.reading && seq === this.position + 1) {
+    if (event && this.isReady && !this.reads.busy && seq === this.position + 1) {
       this.position = seq;
       this.broadcast([event]);
       return;
@@ -158,16 +159,7 @@ class WorkspaceFeed {
 
   /** Reads what the outbox holds after `position` and writes it to the live subscribers; one read at a time. */
   pull(): void {
-    if (this.reading) {
-      this.readAgain = true;
-      return;
-    }
-    this.reading = true;
-    void this.readAll()
-      .catch(this.onError)
-      .finally(() => {
-        this.reading = false;
-      });
+    this.reads.run();
   }
 
   closeAll(): void {
@@ -176,16 +168,13 @@ class WorkspaceFeed {
 
   private async readAll(): Promise<void> {
     await this.ready;
-    do {
-      this.readAgain = false;
-      for (;;) {
-        const events = await readEvents(this.db, this.workspaceId, { afterSeq: this.position, limit: READ_BATCH });
-        if (events.length === 0) break;
-        this.position = events.at(-1)!.seq;
-        this.broadcast(events);
-        if (events.length < READ_BATCH) break;
-      }
-    } while (this.readAgain);
+    for (;;) {
+      const events = await readEvents(this.db, this.workspaceId, { afterSeq: this.position, limit: READ_BATCH });
+      if (events.length === 0) break;
+      this.position = events.at(-1)!.seq;
+      this.broadcast(events);
+      if (events.length < READ_BATCH) break;
+    }
   }
 
   private broadcast(events: WorkspaceEvent[]): void {

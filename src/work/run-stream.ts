@@ -2,6 +2,7 @@
 // stored so far (after `Last-Event-ID`), then live until the run's last event. Live means: woken by the run's
 // signal, from whichever process runs it, then read from the database, so every subscriber of every process sees
 // the same events in the same order, with no gap and no repeat.
+import { Coalescer } from "../db/coalesce.ts";
 import type { Db } from "../db/index.ts";
 import { KeepAlives, type SseStream, sseFrame } from "../http/sse.ts";
 import { readRunEvents, TERMINAL_EVENT_TYPES } from "./run-events.ts";
@@ -57,8 +58,10 @@ export class RunEventStreams {
 class RunStream {
   readonly ended: Promise<void>;
   private finish!: () => void;
-  private reading: Promise<void> | undefined;
-  private readAgain = false;
+  private readonly reads = new Coalescer(
+    () => this.readAll(),
+    () => this.end(),
+  );
   private done = false;
   private readonly timers: NodeJS.Timeout[];
 
@@ -77,16 +80,7 @@ class RunStream {
   }
 
   wake(): void {
-    if (this.done) return;
-    if (this.reading) {
-      this.readAgain = true;
-      return;
-    }
-    this.reading = this.readAll()
-      .catch(() => this.end())
-      .finally(() => {
-        this.reading = undefined;
-      });
+    if (!this.done) this.reads.run();
   }
 
   end(): void {
@@ -98,24 +92,21 @@ class RunStream {
   }
 
   private async readAll(): Promise<void> {
-    do {
-      this.readAgain = false;
-      for (;;) {
-        const events = await readRunEvents(this.db, this.runId, this.lastSeq, READ_BATCH);
-        if (!events) return this.end();
-        let chunk = "";
-        let terminal = false;
-        for (const event of events) {
-          chunk += sseFrame({ id: event.seq, event: event.type, data: event.data });
-          this.lastSeq = event.seq;
-          terminal = TERMINAL_EVENT_TYPES.has(event.type);
-          if (terminal) break;
-        }
-        // Read from the database at the client's pace: a slow reader holds nothing but its place in the run.
-        if (chunk !== "" && !this.done) await this.sse.sendPaced(chunk);
-        if (terminal) return this.end();
-        if (this.done || events.length < READ_BATCH) break;
+    for (;;) {
+      const events = await readRunEvents(this.db, this.runId, this.lastSeq, READ_BATCH);
+      if (!events) return this.end();
+      let chunk = "";
+      let terminal = false;
+      for (const event of events) {
+        chunk += sseFrame({ id: event.seq, event: event.type, data: event.data });
+        this.lastSeq = event.seq;
+        terminal = TERMINAL_EVENT_TYPES.has(event.type);
+        if (terminal) break;
       }
-    } while (this.readAgain && !this.done);
+      // Read from the database at the client's pace: a slow reader holds nothing but its place in the run.
+      if (chunk !== "" && !this.done) await this.sse.sendPaced(chunk);
+      if (terminal) return this.end();
+      if (this.done || events.length < READ_BATCH) break;
+    }
   }
 }
