@@ -2,6 +2,7 @@
 // and rotate-secret; every other read leaves it out.
 
 import { randomBytes } from "node:crypto";
+import type { Selectable, Updateable } from "kysely";
 import type { Actor } from "../../api/access.ts";
 import type { Page } from "../../api/pagination.ts";
 import { getInWorkspace, listInWorkspace } from "../../api/workspace-rows.ts";
@@ -27,7 +28,7 @@ export interface Webhook {
   updated_at: string;
 }
 
-export const toWebhook = (row: WebhooksTable): Webhook => ({
+export const toWebhook = (row: Selectable<WebhooksTable>): Webhook => ({
   id: row.id,
   workspace_id: row.workspace_id,
   url: row.url,
@@ -47,7 +48,7 @@ async function requireAllowedUrl(url: string, policy: TargetPolicy): Promise<voi
   if (!check.ok) throw invalid(["body", "url"], check.problem);
 }
 
-const getRow = (db: Db, workspaceId: string, webhookId: string): Promise<WebhooksTable> =>
+const getRow = (db: Db, workspaceId: string, webhookId: string): Promise<Selectable<WebhooksTable>> =>
   getInWorkspace(db, "webhooks", workspaceId, webhookId, "Webhook");
 
 export const getWebhook = async (db: Db, workspaceId: string, webhookId: string): Promise<Webhook> =>
@@ -70,7 +71,7 @@ export async function createWebhook(
   const secret = newSecret();
   return inWorkspace(db, workspaceId, async (trx) => {
     const at = now();
-    const row: WebhooksTable = {
+    const row: Selectable<WebhooksTable> = {
       id: newId(),
       workspace_id: workspaceId,
       url: input.url,
@@ -115,7 +116,7 @@ export async function updateWebhook(
     if (Object.keys(changes).length === 0) return before;
     const enabling = patch.enabled === true && !before.enabled;
     const updated_at = now();
-    const columns: Partial<WebhooksTable> = {
+    const columns: Updateable<WebhooksTable> = {
       ...(patch.url !== undefined && { url: patch.url }),
       ...(patch.types !== undefined && { types: toJson(patch.types) }),
       ...(patch.enabled !== undefined && { enabled: patch.enabled ? 1 : 0 }),
@@ -288,7 +289,7 @@ export async function retryDelivery(
 }
 
 export function newAttempt(
-  hook: Pick<WebhooksTable, "id" | "workspace_id">,
+  hook: Pick<Selectable<WebhooksTable>, "id" | "workspace_id">,
   eventId: string,
   attempt: number,
   dueAt: string,

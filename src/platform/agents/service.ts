@@ -1,3 +1,4 @@
+import type { Selectable } from "kysely";
 // Agents of a workspace: the records the agent runtime runs (model, instructions, tools) and their live status.
 import type { z } from "zod";
 import type { Actor } from "../../api/access.ts";
@@ -28,7 +29,7 @@ export const showAgent = (agent: Agent): AgentView => ({
   runtime_config: showRuntimeConfig(agent.runtime_config),
 });
 
-export const toAgent = ({ runtime_select: _, ...row }: AgentsTable): Agent => ({
+export const toAgent = ({ runtime_select: _, ...row }: Selectable<AgentsTable>): Agent => ({
   ...row,
   tools: fromJson<string[]>(row.tools, []),
   status: row.status as AgentStatus,
@@ -76,7 +77,7 @@ export async function createAgent(
       ? { type: input.owner_type, id: input.owner_id }
       : { type: actor.type, id: actor.id };
   const at = now();
-  const row: AgentsTable = {
+  const row: Selectable<AgentsTable> = {
     id: newId(),
     workspace_id: workspaceId,
     name: input.name,
