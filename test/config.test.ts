@@ -140,9 +140,13 @@ describe("config", () => {
       mcpStdio: true,
       mcpAllowPrivate: true,
       runnerOfflineMs: 60_000,
+      triggerBounds: { maxChainDepth: 5, rate: 20, windowMs: 60_000 },
     });
     const config = loadConfig({ AGENT_WORKERS: "0", TASK_MAX_ATTEMPTS: "5", TASK_LEASE_MS: "1500" });
     expect(config.work).toMatchObject({ workers: 0, maxAttempts: 5, leaseMs: 1_500 });
+    const bounds = { AGENT_CHAIN_MAX_DEPTH: "0", AGENT_TRIGGER_RATE: "3", AGENT_TRIGGER_WINDOW_MS: "5000" };
+    expect(loadConfig(bounds).work.triggerBounds).toEqual({ maxChainDepth: 0, rate: 3, windowMs: 5_000 });
+    expect(() => loadConfig({ AGENT_CHAIN_MAX_DEPTH: "-1" })).toThrow(/^Invalid configuration: AGENT_CHAIN_MAX_DEPTH /);
     expect(configError({ RUNNER_OFFLINE_MS: "soon" })).toBe(
       "Invalid configuration: RUNNER_OFFLINE_MS must be a whole number of milliseconds",
     );

@@ -300,6 +300,8 @@ export interface TasksTable {
   available_at: string;
   /** 1 while the issue's priority is `urgent`: claims take these first (then the oldest). */
   urgent: Generated<Flag>;
+  /** How many agent-made triggers in a row led to this task (0: a person's change); see work/trigger-bounds.ts. */
+  chain_depth: Generated<number>;
   lease_owner: string | null;
   lease_expires_at: string | null;
   created_at: string;

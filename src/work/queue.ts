@@ -27,6 +27,8 @@ export interface NewTask {
   commentId: string | null;
   /** Who made the change that triggered it. */
   actor: Actor;
+  /** Agent-made triggers in a row that led to it (trigger-bounds.ts); 0 (the default) for a person's change. */
+  chainDepth?: number;
 }
 
 /**
@@ -60,6 +62,7 @@ export async function enqueueTask(trx: Db, input: NewTask): Promise<{ task: Task
       available_at: at,
       // Read from the issue in the same statement: the transaction that triggers the task may have just set it.
       urgent: sql<Flag>`coalesce((select 1 from issues where id = ${input.issueId} and priority = 'urgent'), 0)`,
+      chain_depth: input.chainDepth ?? 0,
       lease_owner: null,
       lease_expires_at: null,
       created_at: at,
@@ -71,7 +74,17 @@ export async function enqueueTask(trx: Db, input: NewTask): Promise<{ task: Task
       conflict
         .columns(["agent_id", "issue_id"])
         .where(OPEN_TASK)
-        .doUpdateSet((eb) => ({ input_version: eb("tasks.input_version", "+", 1), updated_at: at })),
+        .doUpdateSet((eb) => ({
+          input_version: eb("tasks.input_version", "+", 1),
+          updated_at: at,
+          // The open task continues the shortest chain folded into it: a person's comment starts it again from 0.
+          chain_depth: eb
+            .case()
+            .when("excluded.chain_depth", "<", eb.ref("tasks.chain_depth"))
+            .then(eb.ref("excluded.chain_depth"))
+            .else(eb.ref("tasks.chain_depth"))
+            .end(),
+        })),
     )
     .returningAll()
     .executeTakeFirstOrThrow();
