@@ -16,6 +16,7 @@ import {
 import type { Config, TrustProxy } from "./config.ts";
 import { buildCore } from "./core.ts";
 import type { DatabaseHandle } from "./db/index.ts";
+import { AccessWatch } from "./events/access-watch.ts";
 import { type EventsTuning, eventsPlugin } from "./events/index.ts";
 import { clientError, frameworkError, registerErrorHandler } from "./http/errors.ts";
 import { jsonBodies } from "./http/json-body.ts";
@@ -126,6 +127,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     mcpTargets,
     issuePages: options.issuePageCache,
   });
+  // Run streams end when their viewer loses access, as the event stream does: through its feeds.
+  const accessWatch = new AccessWatch();
   await app.register(eventsPlugin, {
     prefix: "/api/v1",
     db,
@@ -137,6 +140,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     webhookTimeoutMs: config.events.webhookTimeoutMs,
     webhookAllowPrivate: config.events.webhookAllowPrivate,
     tuning: options.events,
+    accessWatch,
     onLiveEvents: (oldestCreatedAt) => metrics.eventsDelivered(oldestCreatedAt),
   });
   await app.register(mcpRoutes, {
@@ -158,6 +162,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     settings: config.work,
     mcpTargets,
     drain,
+    accessWatch,
   });
   await app.register(aguiRoutes, {
     db,

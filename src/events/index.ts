@@ -7,6 +7,7 @@ import type { Authenticator } from "../auth/authenticator.ts";
 import { type Db, openDatabase, type SqlDialect } from "../db/index.ts";
 import { DEFAULT_MAX_UNREAD_BYTES } from "../http/sse.ts";
 import { systemResolver } from "../http/targets.ts";
+import type { AccessWatch } from "./access-watch.ts";
 import { eventRoutes, eventStreamRoute } from "./routes.ts";
 import { openEventSignal } from "./signal.ts";
 import { EventStreamHub } from "./stream.ts";
@@ -42,6 +43,8 @@ export interface EventsOptions {
   webhookTimeoutMs: number;
   webhookAllowPrivate: boolean;
   tuning?: EventsTuning;
+  /** Given this plugin's stream hub, for the streams of other features that end when their viewer loses access. */
+  accessWatch?: AccessWatch;
   /** Told when events are written to live streams, with the oldest one's creation time (metrics: delivery lag). */
   onLiveEvents?: (oldestCreatedAt: string) => void;
 }
@@ -78,6 +81,7 @@ export async function eventsPlugin(app: FastifyInstance, options: EventsOptions)
     },
     logError,
   );
+  options.accessWatch?.attach(hub);
   const timeoutMs = tuning.webhooks?.timeoutMs ?? options.webhookTimeoutMs;
   const delivery: DeliverySettings = {
     allowPrivate: options.webhookAllowPrivate,

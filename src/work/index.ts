@@ -8,6 +8,7 @@ import { requireWorkspaceAccess } from "../api/access.ts";
 import type { Authenticator } from "../auth/authenticator.ts";
 import type { Config } from "../config.ts";
 import type { Db } from "../db/index.ts";
+import type { AccessWatch } from "../events/access-watch.ts";
 import type { TargetPolicy } from "../http/targets.ts";
 import type { Drain } from "../ops/drain.ts";
 import type { ToolInvoker } from "../tools/invoker.ts";
@@ -31,6 +32,8 @@ export interface WorkOptions {
   mcpTargets: TargetPolicy;
   /** Draining (SIGTERM): the worker stops claiming; its runs go on until the server closes. */
   drain?: Drain;
+  /** Ends a run stream whose viewer loses access to the workspace. */
+  accessWatch: AccessWatch;
 }
 
 export async function workPlugin(app: FastifyInstance, options: WorkOptions): Promise<void> {
@@ -38,7 +41,7 @@ export async function workPlugin(app: FastifyInstance, options: WorkOptions): Pr
   const signals = openWorkSignals(db, options.databaseUrl, app.log);
   await signals.ready;
   const tasks = new TaskService(db, settings.maxAttempts);
-  const streams = new RunEventStreams(db, signals, modelSettings.keepAliveMs);
+  const streams = new RunEventStreams(db, signals, options.accessWatch, modelSettings.keepAliveMs);
   const runner = new TaskRunner({
     db,
     runtime: options.runtime,

@@ -147,8 +147,11 @@ export async function workRoutes(app: FastifyInstance, { db, tasks, streams }: W
     },
     async (request, reply) => {
       const run = await getRun(db, request.params.ws_id, request.params.run_id);
+      const lastEventId = request.headers["last-event-id"] ?? 0;
       const stream = SseStream.open(reply);
-      if (stream) await streams.follow(stream, run.id, request.headers["last-event-id"] ?? 0);
+      if (!stream) return;
+      const viewer = { userId: request.principal.user.id, apiKeyId: request.principal.apiKey?.id };
+      await streams.follow(stream, { id: run.id, workspaceId: request.params.ws_id }, viewer, lastEventId);
     },
   );
 
