@@ -113,6 +113,8 @@ const settingsSchema = z.object({
         .min(0, { message: "must be a whole number of registrations per hour (0: no limit)" })
         .optional(),
     ),
+    /** Long-lived streams (event streams, run streams, agent-UI runs) one user may hold open at once, over every process. */
+    maxStreamsPerUser: fromEnv("MAX_STREAMS_PER_USER", wholeNumber(1, 100_000, 20)),
   }),
   /** A tool call still running after this long is aborted and fails, whoever called it. */
   toolTimeoutMs: fromEnv("TOOL_TIMEOUT_MS", positiveWholeNumber("milliseconds", 60_000)),

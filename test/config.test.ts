@@ -74,7 +74,14 @@ describe("config", () => {
   });
 
   it("reads the HTTP hardening settings: no proxy trusted, body timeout, registrations limited outside dev", () => {
-    expect(loadConfig({}).http).toEqual({ trustProxy: false, requestBodyTimeoutMs: 10_000, registerRateLimit: 0 });
+    expect(loadConfig({}).http).toEqual({
+      trustProxy: false,
+      requestBodyTimeoutMs: 10_000,
+      registerRateLimit: 0,
+      maxStreamsPerUser: 20,
+    });
+    expect(loadConfig({ MAX_STREAMS_PER_USER: "3" }).http.maxStreamsPerUser).toBe(3);
+    expect(() => loadConfig({ MAX_STREAMS_PER_USER: "0" })).toThrow(/MAX_STREAMS_PER_USER/);
     const production = { PLATFORM_ENV: "production", PLATFORM_JWT_SECRET: strongSecret };
     expect(loadConfig(production).http.registerRateLimit).toBe(20);
     expect(loadConfig({ ...production, REGISTER_RATE_LIMIT: "0" }).http.registerRateLimit).toBe(0);

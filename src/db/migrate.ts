@@ -11,6 +11,7 @@ import * as callWorkspace from "./migrations/0009_call_workspace.ts";
 import * as taskUrgency from "./migrations/0010_task_urgency.ts";
 import * as webhookFairness from "./migrations/0011_webhook_fairness.ts";
 import * as triggerChains from "./migrations/0012_trigger_chains.ts";
+import * as openStreams from "./migrations/0013_open_streams.ts";
 import * as runtimes from "./migrations/0014_runtimes.ts";
 
 // Listed here rather than read from disk so migrations work the same under tsx, a bundle or a test runner.
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   "0010_task_urgency": taskUrgency,
   "0011_webhook_fairness": webhookFairness,
   "0012_trigger_chains": triggerChains,
+  "0013_open_streams": openStreams,
   "0014_runtimes": runtimes,
 };
 

@@ -399,6 +399,16 @@ export interface McpSessionMessagesTable {
 }
 
 /** A run of an agent outside the task queue (agent UI, ask_<agent>) in progress on one process. */
+/** A long-lived stream open to a user (the cap on open streams per user), held by the process serving it. */
+export interface OpenStreamsTable {
+  id: string;
+  user_id: string;
+  kind: "events" | "run" | "agui";
+  holder: string;
+  /** Renewed while the stream lives; past it the stream no longer counts (its process died). */
+  expires_at: string;
+}
+
 export interface AgentLiveRunsTable {
   id: string;
   agent_id: string;
@@ -492,4 +502,5 @@ export interface Database {
   runners: RunnersTable;
   runtimes: RuntimesTable;
   runner_claims: RunnerClaimsTable;
+  open_streams: OpenStreamsTable;
 }
