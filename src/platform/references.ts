@@ -1,6 +1,6 @@
 // Checks that ids named in a request belong to this workspace (IDOR rule: another workspace's id is "not found").
 import type { Selectable } from "kysely";
-import type { ActorType } from "../api/fields.ts";
+import type { ActorType } from "../db/enums.ts";
 import { type Db, isPostgres } from "../db/index.ts";
 import type { Database } from "../db/schema.ts";
 import { isId } from "../db/values.ts";

@@ -9,7 +9,7 @@ import { conflict, notFound } from "../http/errors.ts";
 import { getAgent } from "../platform/agents/service.ts";
 import { getIssue } from "../platform/issues/service.ts";
 import { cancelTask, enqueueTask, type TaskRow } from "./queue.ts";
-import type { Task, TaskListQuery, TaskStatus, TaskTrigger } from "./schemas.ts";
+import type { Task, TaskListQuery } from "./schemas.ts";
 
 export class TaskService {
   /** `max_attempts` of a task not claimed yet: what this deployment's TASK_MAX_ATTEMPTS gives it. */
@@ -23,9 +23,9 @@ export class TaskService {
     workspace_id: row.workspace_id,
     agent_id: row.agent_id,
     issue_id: row.issue_id,
-    trigger: row.trigger as TaskTrigger,
+    trigger: row.trigger,
     comment_id: row.comment_id,
-    status: row.status as TaskStatus,
+    status: row.status,
     attempt: Number(row.attempt),
     max_attempts: Number(row.max_attempts ?? this.defaultMaxAttempts),
     error: row.error,

@@ -1,10 +1,10 @@
 // What makes an agent work: the platform's work hooks (platform/work-hooks.ts), run by the platform services inside
 // the transaction of the change itself, so there is no assignment without its task and no task without its
 // assignment.
+import { OPEN_TASK_STATUSES } from "../db/enums.ts";
 import type { Db } from "../db/index.ts";
 import type { Assignee, WorkHooks } from "../platform/work-hooks.ts";
 import { cancelOpenTasks, enqueueTask } from "./queue.ts";
-import { OPEN_TASK_STATUSES } from "./schemas.ts";
 import { announce } from "./signals.ts";
 
 const agentOf = (assignee: Assignee | null): string | undefined =>

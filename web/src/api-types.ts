@@ -1,7 +1,9 @@
 // The API's shapes, taken from the server's own zod schemas (the single source of validation and OpenAPI): a field
-// renamed on the server fails `npm run typecheck` here. Type-only imports: nothing of the server (nor zod) is bundled.
+// renamed on the server fails `npm run typecheck` here. Type-only imports, but for enums.ts (no imports of its own):
+// nothing else of the server (nor zod) is bundled.
 // Beside them, the words the dashboard shows for the API's enum values, checked to cover every value.
 import type { z } from "zod";
+import { OPEN_TASK_STATUSES as OPEN_TASKS } from "../../src/db/enums.ts";
 import type { eventSchema } from "../../src/events/schemas.ts";
 import type { deliverySchema, webhookSchema, webhookWithSecretSchema } from "../../src/events/webhooks/schemas.ts";
 import type { activitySchema } from "../../src/platform/activity/schemas.ts";
@@ -111,7 +113,7 @@ const TASK_STATUS_TITLES: Record<TaskStatus, string> = {
   cancelled: "Cancelled",
 };
 export const taskStatusTitle = (status: TaskStatus): string => TASK_STATUS_TITLES[status];
-export const OPEN_TASK_STATUSES: TaskStatus[] = ["queued", "running", "waiting_approval"];
+export const OPEN_TASK_STATUSES: readonly TaskStatus[] = OPEN_TASKS;
 
 /**
  * An agent's badge. Every agent works its tasks whatever its stored status (agents-at-work.md): a new agent is stored

@@ -5,6 +5,7 @@ import type { Selectable, Updateable } from "kysely";
 import type { Actor } from "../../api/access.ts";
 import type { Page } from "../../api/pagination.ts";
 import { inWorkspace } from "../../api/workspace-transaction.ts";
+import type { DeliveryStatus } from "../../db/enums.ts";
 import type { Db } from "../../db/index.ts";
 import type { WebhookDeliveriesTable, WebhooksTable } from "../../db/schema.ts";
 import { fromJson, isId, newId, now, toJson } from "../../db/values.ts";
@@ -12,7 +13,7 @@ import { conflict, invalid, notFound } from "../../http/errors.ts";
 import { checkTarget, type TargetPolicy } from "../../http/targets.ts";
 import { diffFields, recordActivity } from "../activity.ts";
 import { headSeq } from "../outbox.ts";
-import type { CreateWebhookInput, DELIVERY_STATUSES, UpdateWebhookInput } from "./schemas.ts";
+import type { CreateWebhookInput, UpdateWebhookInput } from "./schemas.ts";
 
 export interface Webhook {
   id: string;
@@ -245,7 +246,7 @@ export async function listDeliveries(
   db: Db,
   workspaceId: string,
   webhookId: string,
-  query: Page & { status?: (typeof DELIVERY_STATUSES)[number] | undefined },
+  query: Page & { status?: DeliveryStatus | undefined },
 ): Promise<Delivery[]> {
   const hook = await getRow(db, workspaceId, webhookId);
   let select = deliveryQuery(db, hook.id);

@@ -12,7 +12,7 @@ export type Issue = z.infer<typeof issueSchema>;
 export type IssueRow = Selectable<IssuesTable> & { issue_prefix: string; label_ids?: JsonText<string[]> };
 
 export const toIssue = ({ issue_prefix, label_ids, ...row }: IssueRow): Issue => ({
-  ...(row as Omit<Issue, "identifier" | "acceptance_criteria" | "position" | "number" | "label_ids">),
+  ...row,
   number: Number(row.number),
   position: Number(row.position),
   identifier: `${issue_prefix}-${row.number}`,

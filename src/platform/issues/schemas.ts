@@ -1,9 +1,8 @@
 import { z } from "zod";
 import { actorTypeSchema, csvFilter, dateText, idField, text, title } from "../../api/fields.ts";
 import { pageQuery } from "../../api/pagination.ts";
+import { ISSUE_PRIORITIES, ISSUE_STATUSES } from "../../db/enums.ts";
 
-export const ISSUE_STATUSES = ["backlog", "todo", "in_progress", "in_review", "done", "blocked", "cancelled"] as const;
-export const ISSUE_PRIORITIES = ["urgent", "high", "medium", "low", "none"] as const;
 export const issueStatusSchema = z.enum(ISSUE_STATUSES);
 export const issuePrioritySchema = z.enum(ISSUE_PRIORITIES);
 
