@@ -19,7 +19,7 @@ import type { EventNaming } from "./request.ts";
 
 type Fields<E> = Omit<E, "type">;
 
-export const OFFICIAL = {
+const OFFICIAL = {
   runStarted: EventType.RUN_STARTED,
   runFinished: EventType.RUN_FINISHED,
   runError: EventType.RUN_ERROR,

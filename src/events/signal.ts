@@ -18,7 +18,7 @@ export function openEventSignal(dialect: "sqlite" | "postgres", databaseUrl: str
   return dialect === "postgres" ? new PostgresSignal(databaseUrl, log) : new LocalSignal();
 }
 
-export interface SignalLog {
+interface SignalLog {
   warn(object: object, message: string): void;
 }
 

@@ -11,7 +11,7 @@ const REPLAY_CHUNK_CHARS = 64 * 1024;
 const KEEPALIVE_FRAME = ": keepalive\n\n";
 
 /** What a subscriber writes to: the client's socket (or anything with the same few members, in tests). */
-export interface FrameSink {
+interface FrameSink {
   write(chunk: string | Buffer): boolean;
   readonly writableLength: number;
   readonly destroyed: boolean;
@@ -20,7 +20,7 @@ export interface FrameSink {
   off(event: "drain" | "close", listener: () => void): unknown;
 }
 
-export interface StreamSettings {
+interface StreamSettings {
   /** Interval of keep-alive comments (default 15 s). */
   keepAliveMs: number;
   /** Bytes a subscriber may leave unread before it is dropped (default 1 MiB). */
@@ -37,14 +37,14 @@ export interface SubscriberIdentity {
   apiKeyId?: string | undefined;
 }
 
-export interface SubscribeOptions extends SubscriberIdentity {
+interface SubscribeOptions extends SubscriberIdentity {
   workspaceId: string;
   /** Replay from after this seq; undefined = only events from now on. */
   afterSeq: number | undefined;
   types: readonly string[];
 }
 
-export const eventFrame = (event: WorkspaceEvent): string =>
+const eventFrame = (event: WorkspaceEvent): string =>
   `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 
 export class EventStreamHub {

@@ -51,7 +51,7 @@ export async function requireActorInWorkspace(db: Db, workspaceId: string, type:
   await getInWorkspace(db, "agents", workspaceId, id, "Agent");
 }
 
-export interface ActorRef {
+interface ActorRef {
   type: ActorType | null;
   id: string | null;
 }

@@ -18,7 +18,7 @@ import { TaskRunner } from "./task-run.ts";
 import { TaskService } from "./tasks.ts";
 import { Worker } from "./worker.ts";
 
-export interface WorkOptions {
+interface WorkOptions {
   db: Db;
   /** The database URL: on PostgreSQL the worker keeps one listening connection of its own. */
   databaseUrl: string;

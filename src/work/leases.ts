@@ -11,7 +11,7 @@ import { agentWithRunningTasks, lockAgentWork, syncAgentStatus } from "./agent-w
 import type { TaskRow } from "./queue.ts";
 import { appendRunEvents, runErrorEvent } from "./run-events.ts";
 
-export interface ClaimSettings {
+interface ClaimSettings {
   /** Names this process in `lease_owner`. */
   owner: string;
   leaseMs: number;
@@ -165,7 +165,7 @@ export async function claimNextTask(db: Db, settings: ClaimSettings): Promise<Cl
   });
 }
 
-export type LeaseState = "held" | "cancelled" | "lost";
+type LeaseState = "held" | "cancelled" | "lost";
 
 /** Extends the lease of a task this process runs; otherwise says why it is no longer ours to run. */
 export async function renewLease(db: Db, taskId: string, owner: string, leaseMs: number): Promise<LeaseState> {
@@ -185,7 +185,7 @@ export async function renewLease(db: Db, taskId: string, owner: string, leaseMs:
 export const retryDelayMs = (attempt: number, baseMs: number): number =>
   Math.min(baseMs * 2 ** Math.max(0, attempt - 1), 3_600_000);
 
-export interface RecoverySettings {
+interface RecoverySettings {
   retryBaseMs: number;
 }
 

@@ -20,7 +20,7 @@ export type TaskRow = Selectable<TasksTable>;
 /** The predicate of the one-open-task-per-agent-and-issue index, written out so both databases infer that index. */
 const OPEN_TASK = sql<boolean>`status in ('queued', 'running', 'waiting_approval')`;
 
-export interface NewTask {
+interface NewTask {
   workspaceId: string;
   agentId: string;
   issueId: string;

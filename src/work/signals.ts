@@ -8,7 +8,7 @@ import { sql } from "kysely";
 import { type Db, isPostgres } from "../db/index.ts";
 import { PostgresListener } from "../db/listener.ts";
 
-export type WorkSignal =
+type WorkSignal =
   /** Tasks may have become claimable (queued, retried, approvals decided). */
   | { kind: "tasks" }
   /** This task was cancelled: whichever process runs it stops. */
@@ -16,7 +16,7 @@ export type WorkSignal =
   /** This run has stored new events. */
   | { kind: "run"; runId: string };
 
-export type SignalListener = (signal: WorkSignal) => void;
+type SignalListener = (signal: WorkSignal) => void;
 
 const CHANNEL = "agent_work";
 const local = new EventEmitter().setMaxListeners(0);
@@ -59,7 +59,7 @@ export function openWorkSignals(db: Db, databaseUrl: string, log: SignalLog): Wo
   return isPostgres(db) ? new PostgresSignals(databaseUrl, log) : new LocalSignals();
 }
 
-export interface SignalLog {
+interface SignalLog {
   warn(object: object, message: string): void;
 }
 

@@ -115,7 +115,7 @@ export const workTriggers: WorkHooks = {
 };
 
 /** The agents a comment names with `@name`; an address such as `ops@bot.example` names nobody. */
-export function mentionedAgents<A extends { name: string }>(content: string, agents: A[]): A[] {
+function mentionedAgents<A extends { name: string }>(content: string, agents: A[]): A[] {
   const text = content.toLowerCase();
   return agents.filter((agent) => {
     const name = agent.name.trim().toLowerCase();

@@ -8,7 +8,7 @@ import { type ClaimedTask, claimNextTask, recoverExpiredLeases, renewLease } fro
 import type { WorkSignals } from "./signals.ts";
 import type { RunEnd, StopReason, TaskRunner } from "./task-run.ts";
 
-export interface WorkerSettings {
+interface WorkerSettings {
   workers: number;
   maxAttempts: number;
   leaseMs: number;
@@ -16,7 +16,7 @@ export interface WorkerSettings {
   defaultModel: string;
 }
 
-export interface WorkerLog {
+interface WorkerLog {
   warn(object: object, message: string): void;
   error(object: object, message: string): void;
 }

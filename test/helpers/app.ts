@@ -59,7 +59,7 @@ export async function startAppOn(
   };
 }
 
-export interface ApiResponse<T = any> {
+interface ApiResponse<T = any> {
   status: number;
   body: T;
   headers: Headers;

@@ -17,15 +17,14 @@ import type { labelSchema } from "../../src/platform/labels/schemas.ts";
 import type { memberSchema } from "../../src/platform/members/schemas.ts";
 import type { projectSchema, projectStatusSchema } from "../../src/platform/projects/schemas.ts";
 import type { workspaceSchema } from "../../src/platform/workspaces/schemas.ts";
-import type { approvalSchema, runSchema, TaskStatus, taskSchema } from "../../src/work/schemas.ts";
+import type { approvalSchema, TaskStatus, taskSchema } from "../../src/work/schemas.ts";
 
 export type Issue = z.output<typeof issueSchema>;
 export type IssueStatus = z.output<typeof issueStatusSchema>;
-export type Priority = z.output<typeof issuePrioritySchema>;
+type Priority = z.output<typeof issuePrioritySchema>;
 export type Member = z.output<typeof memberSchema>;
-export type Role = Member["role"];
 /** Who is signed in: what `auth/login` answers, kept as the member lists show a user. */
-export type User = Member["user"];
+type User = Member["user"];
 export interface Session {
   token: string;
   user: User;
@@ -36,13 +35,12 @@ export type AgentStatus = Agent["status"];
 export type RuntimeConfig = z.output<typeof runtimeConfigSchema>;
 export type Label = z.output<typeof labelSchema>;
 export type Project = z.output<typeof projectSchema>;
-export type ProjectStatus = z.output<typeof projectStatusSchema>;
+type ProjectStatus = z.output<typeof projectStatusSchema>;
 export type Comment = z.output<typeof commentSchema>;
 export type Dependency = z.output<typeof dependencySchema>;
 export type Activity = z.output<typeof activitySchema>;
 export type Task = z.output<typeof taskSchema>;
 export type { TaskStatus };
-export type Run = z.output<typeof runSchema>;
 export type Approval = z.output<typeof approvalSchema>;
 export type PlatformEvent = z.output<typeof eventSchema>;
 export type ApiKey = z.output<typeof apiKeySchema>;
@@ -52,7 +50,6 @@ export type WebhookWithSecret = z.output<typeof webhookWithSecretSchema>;
 export type Delivery = z.output<typeof deliverySchema>;
 export type CallSummary = z.output<typeof callSummarySchema>;
 export type Call = z.output<typeof callSchema>;
-export type CallTranscriptLine = Call["transcript"][number];
 
 /** The board's columns, in order, named as the spec names them. */
 const STATUS_TITLES: Record<IssueStatus, string> = {

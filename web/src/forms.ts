@@ -4,7 +4,7 @@ import { type RefObject, useEffect } from "react";
 import { ApiError } from "./api.ts";
 
 /** A check of one field's text: the message in words, or undefined when the value is fine. */
-export type Check = (value: string, label: string) => string | undefined;
+type Check = (value: string, label: string) => string | undefined;
 
 export const required: Check = (value, label) => (value.trim() === "" ? `${label} is required` : undefined);
 
@@ -55,7 +55,7 @@ export const json: Check = (value, label) => {
 };
 
 /** One field of a form: its API name, the label people see, its value and its checks. */
-export interface FieldCheck {
+interface FieldCheck {
   field: string;
   label: string;
   value: string;

@@ -15,7 +15,7 @@ import { diffFields, recordActivity } from "../activity.ts";
 import { headSeq } from "../outbox.ts";
 import type { CreateWebhookInput, UpdateWebhookInput } from "./schemas.ts";
 
-export interface Webhook {
+interface Webhook {
   id: string;
   workspace_id: string;
   url: string;
@@ -27,7 +27,7 @@ export interface Webhook {
   updated_at: string;
 }
 
-export const toWebhook = (row: Selectable<WebhooksTable>): Webhook => ({
+const toWebhook = (row: Selectable<WebhooksTable>): Webhook => ({
   id: row.id,
   workspace_id: row.workspace_id,
   url: row.url,
@@ -194,7 +194,7 @@ export async function rotateWebhookSecret(
   });
 }
 
-export interface Delivery {
+interface Delivery {
   id: string;
   webhook_id: string;
   event_id: string;

@@ -40,7 +40,7 @@ const URL_OR_COMMAND = {
  * An MCP server whose tools the agent's task runs get, as stored and as the runtime reads it: Streamable HTTP (or
  * legacy SSE) at `url`, or stdio `command`.
  */
-export const mcpServerSchema = z.object(mcpServerFields).refine(hasUrlOrCommand, URL_OR_COMMAND);
+const mcpServerSchema = z.object(mcpServerFields).refine(hasUrlOrCommand, URL_OR_COMMAND);
 export type McpServerConfig = z.infer<typeof mcpServerSchema>;
 
 const mcpServerList = <S extends z.ZodType<{ name: string }>>(server: S) =>
@@ -87,7 +87,7 @@ const mcpServerInput = z
   .refine(hasUrlOrCommand, URL_OR_COMMAND);
 export type McpServerInput = z.infer<typeof mcpServerInput>;
 
-export const runtimeConfigInput = z
+const runtimeConfigInput = z
   .object({ mcp_servers: mcpServerList(mcpServerInput), approval_required: approvalRequired })
   .catchall(z.unknown());
 export type RuntimeConfigInput = z.infer<typeof runtimeConfigInput>;

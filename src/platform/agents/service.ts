@@ -20,7 +20,7 @@ import { showRuntimeConfig, withStoredSecrets } from "./secrets.ts";
 export type { AgentChecks, ToolNameCheck } from "./checks.ts";
 
 /** An agent as the API shows it: its MCP servers' credentials named, never shown (secrets.ts). */
-export type AgentView = z.infer<typeof agentSchema>;
+type AgentView = z.infer<typeof agentSchema>;
 /** An agent as stored and run, credentials included: never sent to a client as it is (see showAgent). */
 export type Agent = Omit<AgentView, "runtime_config"> & { runtime_config: Record<string, unknown> };
 

@@ -11,7 +11,7 @@ import { recordActivity } from "../../events/activity.ts";
 import { forbidden } from "../../http/errors.ts";
 import { getInWorkspace } from "../references.ts";
 
-export type ApiKey = Omit<ApiKeysTable, "workspace_id" | "key_hash">;
+type ApiKey = Omit<ApiKeysTable, "workspace_id" | "key_hash">;
 
 const toApiKey = ({ workspace_id: _workspace, key_hash: _hash, ...row }: ApiKeysTable): ApiKey => row;
 

@@ -11,7 +11,7 @@ export const callSummarySchema = z
   })
   .meta({ id: "CallSummary" });
 
-export const transcriptLineSchema = z
+const transcriptLineSchema = z
   .object({
     seq: z.number().int(),
     speaker: z.enum(CALL_SPEAKERS),

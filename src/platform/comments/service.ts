@@ -12,7 +12,7 @@ import { nameOf } from "../names.ts";
 import { workHooks } from "../work-hooks.ts";
 import type { CreateCommentFields } from "./schemas.ts";
 
-export type Comment = CommentsTable & { type: "comment" };
+type Comment = CommentsTable & { type: "comment" };
 
 const toComment = (row: CommentsTable): Comment => ({ ...row, type: "comment" });
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { idField } from "../../api/fields.ts";
 import { DEPENDENCY_TYPES } from "../../db/enums.ts";
 
-export const dependencyTypeSchema = z.enum(DEPENDENCY_TYPES);
+const dependencyTypeSchema = z.enum(DEPENDENCY_TYPES);
 
 export const dependencySchema = z
   .object({

@@ -12,7 +12,7 @@ import { conflict, forbidden, invalid, notFound } from "../../http/errors.ts";
 import { issueQuery, toIssue } from "../issues/issue-row.ts";
 import { getIssue, isCreatorOf } from "../issues/service.ts";
 
-export type Dependency = IssueDependenciesTable;
+type Dependency = IssueDependenciesTable;
 
 /** Dependencies in both directions: those of the issue and those on it. Oldest first. */
 export async function listDependencies(

@@ -9,7 +9,7 @@ import type { issueSchema } from "./schemas.ts";
 export type Issue = z.infer<typeof issueSchema>;
 
 /** `label_ids`: the ids of the labels linked to the issue (absent on a row just inserted). */
-export type IssueRow = Selectable<IssuesTable> & { issue_prefix: string; label_ids?: JsonText<string[]> };
+type IssueRow = Selectable<IssuesTable> & { issue_prefix: string; label_ids?: JsonText<string[]> };
 
 export const toIssue = ({ issue_prefix, label_ids, ...row }: IssueRow): Issue => ({
   ...row,

@@ -62,7 +62,7 @@ export const updateIssueBody = createIssueBody.extend({
 const oneOf = (values: readonly string[]) => `Comma-separated, any of: ${values.join(", ")}`;
 const ids = "Comma-separated ids";
 
-export const issueFiltersSchema = z.object({
+const issueFiltersSchema = z.object({
   status: csvFilter(issueStatusSchema).describe(oneOf(ISSUE_STATUSES)),
   priority: csvFilter(issuePrioritySchema).describe(oneOf(ISSUE_PRIORITIES)),
   assignee_type: csvFilter(actorTypeSchema).describe(oneOf(actorTypeSchema.options)),

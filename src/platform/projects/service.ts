@@ -13,7 +13,7 @@ import { withNames } from "../names.ts";
 import { getInWorkspace, patchActorRef } from "../references.ts";
 import type { CreateProjectInput, UpdateProjectPatch } from "./schemas.ts";
 
-export type Project = ProjectsTable;
+type Project = ProjectsTable;
 
 export const getProject = async (db: Db, workspaceId: string, projectId: string): Promise<Project> =>
   getInWorkspace(db, "projects", workspaceId, projectId, "Project");
