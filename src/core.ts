@@ -14,7 +14,7 @@ import { ToolRegistry } from "./tools/registry.ts";
 import { syncAgentStatus } from "./work/agent-work-status.ts";
 import { workTriggers } from "./work/triggers.ts";
 
-export interface Core {
+interface Core {
   tokens: TokenService;
   authenticator: Authenticator;
   registry: ToolRegistry;

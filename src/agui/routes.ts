@@ -33,7 +33,7 @@ const query = z.object({
     .describe("Event names: official UPPER_SNAKE (`ag-ui`) or the same in lower case (`lowercase`; alias `seed`)"),
 });
 
-export interface AguiOptions {
+interface AguiOptions {
   db: Db;
   authenticator: Authenticator;
   runtime: AgentRuntime;

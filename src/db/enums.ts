@@ -44,5 +44,5 @@ export const CALL_SPEAKERS = ["caller", "assistant"] as const;
 export type CallSpeaker = (typeof CALL_SPEAKERS)[number];
 
 /** The roles of a stored chat message (agent threads). */
-export const MESSAGE_ROLES = ["user", "assistant", "tool"] as const;
+const MESSAGE_ROLES = ["user", "assistant", "tool"] as const;
 export type MessageRole = (typeof MESSAGE_ROLES)[number];

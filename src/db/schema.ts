@@ -152,6 +152,7 @@ export interface AgentsTable {
   runtime_select: string | null;
 }
 
+/** A change as the activity feed shows it; `action` is its event type (an open string, as in `events`). */
 export interface ActivityTable {
   id: string;
   workspace_id: string;
@@ -226,7 +227,10 @@ export interface EventCountersTable {
   last_seq: number;
 }
 
-/** The outbox: one row per change, numbered without gaps per workspace. */
+/**
+ * The outbox: one row per change, numbered without gaps per workspace. `type` (and `entity_type`) stay open strings:
+ * any `<entity>.<verb>` a feature writes is valid, and the known ones are listed above db/ (events/event-types.ts).
+ */
 export interface EventsTable {
   id: string;
   seq: number;

@@ -34,7 +34,7 @@ export interface EventsTuning {
   webhooks?: Partial<DeliverySettings>;
 }
 
-export interface EventsOptions {
+interface EventsOptions {
   db: Db;
   dialect: SqlDialect;
   databaseUrl: string;

@@ -95,7 +95,7 @@ export async function headSeq(db: Db, workspaceId: string): Promise<number> {
   return Number(row?.last_seq ?? 0);
 }
 
-export interface EventQuery {
+interface EventQuery {
   afterSeq: number;
   limit: number;
   offset?: number;

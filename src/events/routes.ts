@@ -18,7 +18,7 @@ import type { TicketService } from "./tickets.ts";
 
 const tags = ["events"];
 
-export interface EventRouteOptions {
+interface EventRouteOptions {
   db: Db;
   hub: EventStreamHub;
   tickets: TicketService;

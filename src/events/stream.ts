@@ -11,7 +11,7 @@ import { matchesTypes } from "./types.ts";
 const READ_BATCH = 500;
 const REPLAY_CHUNK_CHARS = 64 * 1024;
 
-export interface StreamSettings {
+interface StreamSettings {
   /** Interval of keep-alive comments (default 15 s). */
   keepAliveMs: number;
   /** Interval of a read of every feed even without hints, a backstop for hints that never came (default 5 s). */
@@ -32,7 +32,7 @@ export interface SubscriberIdentity {
   apiKeyId?: string | undefined;
 }
 
-export interface SubscribeOptions extends SubscriberIdentity {
+interface SubscribeOptions extends SubscriberIdentity {
   workspaceId: string;
   /** Replay from after this seq; undefined = only events from now on. */
   afterSeq: number | undefined;

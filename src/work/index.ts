@@ -20,7 +20,7 @@ import { TaskRunner } from "./task-run.ts";
 import { TaskService, type WaitingForRuntime } from "./tasks.ts";
 import { Worker } from "./worker.ts";
 
-export interface WorkOptions {
+interface WorkOptions {
   db: Db;
   authenticator: Authenticator;
   runtime: AgentRuntime;

@@ -12,7 +12,7 @@ import type { TaskRow } from "./queue.ts";
 import { appendRunEvents, runErrorEvent, storeRunEvents } from "./run-events.ts";
 import { announce } from "./signals.ts";
 
-export interface ClaimSettings {
+interface ClaimSettings {
   /** Names this process in `lease_owner`. */
   owner: string;
   leaseMs: number;
@@ -215,7 +215,7 @@ export async function renewLease(db: Db, taskId: string, owner: string, leaseMs:
 export const retryDelayMs = (attempt: number, baseMs: number): number =>
   Math.min(baseMs * 2 ** Math.max(0, attempt - 1), 3_600_000);
 
-export interface RecoverySettings {
+interface RecoverySettings {
   retryBaseMs: number;
 }
 

@@ -18,7 +18,7 @@ import { announce } from "./signals.ts";
 export type NotOurs = "cancelled" | "lost" | "more_input";
 
 /** What the run's recorder knows at its end: the usage so far and the number of its last stored event. */
-export interface RunTally {
+interface RunTally {
   readonly usageTotals: Required<Usage>;
   readonly lastSeq: number;
 }

@@ -3,6 +3,7 @@
 // Claiming and leases are in leases.ts.
 import { type Selectable, sql } from "kysely";
 import type { Actor } from "../api/access.ts";
+import { OPEN_TASK_STATUSES } from "../db/enums.ts";
 import { type Db, isPostgres } from "../db/index.ts";
 import { holdWorkspace } from "../db/lock-order.ts";
 import type { Flag, TasksTable } from "../db/schema.ts";
@@ -11,7 +12,7 @@ import { recordActivity } from "../events/activity.ts";
 import { appendEvent } from "../events/append.ts";
 import { nameOf } from "../platform/names.ts";
 import { appendRunEvents, runErrorEvent } from "./run-events.ts";
-import { OPEN_TASK_STATUSES, type TaskTrigger } from "./schemas.ts";
+import type { TaskTrigger } from "./schemas.ts";
 import { announce } from "./signals.ts";
 
 export type TaskRow = Selectable<TasksTable>;

@@ -25,7 +25,7 @@ import {
 } from "./schemas.ts";
 import type { TaskService } from "./tasks.ts";
 
-export interface WorkRoutesOptions {
+interface WorkRoutesOptions {
   db: Db;
   tasks: TaskService;
   streams: RunEventStreams;

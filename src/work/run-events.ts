@@ -10,7 +10,7 @@ export interface RunEvent {
   [field: string]: unknown;
 }
 
-export interface StoredRunEvent {
+interface StoredRunEvent {
   seq: number;
   type: string;
   /** The event's JSON text. */

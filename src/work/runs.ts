@@ -6,14 +6,14 @@ import type { Db } from "../db/index.ts";
 import type { RunsTable } from "../db/schema.ts";
 import { isId } from "../db/values.ts";
 import { notFound } from "../http/errors.ts";
-import type { Run, RunStatus } from "./schemas.ts";
+import type { Run } from "./schemas.ts";
 
 const toRun = (row: Selectable<RunsTable>): Run => ({
   id: row.id,
   task_id: row.task_id,
   agent_id: row.agent_id,
   issue_id: row.issue_id,
-  status: row.status as RunStatus,
+  status: row.status,
   model: row.model,
   started_at: row.started_at,
   finished_at: row.finished_at,

@@ -4,7 +4,7 @@ import { type Db, isPostgres } from "../db/index.ts";
 import type { ListenerLog } from "../db/listener.ts";
 import { notification as notifyOn, openSignals, sendSignal } from "../db/signals.ts";
 
-export type WorkSignal =
+type WorkSignal =
   /** Tasks may have become claimable (queued, retried, approvals decided). */
   | { kind: "tasks" }
   /** This task was cancelled: whichever process runs it stops. */
@@ -12,7 +12,7 @@ export type WorkSignal =
   /** This run has stored new events. */
   | { kind: "run"; runId: string };
 
-export type SignalListener = (signal: WorkSignal) => void;
+type SignalListener = (signal: WorkSignal) => void;
 
 const CHANNEL = "agent_work";
 

@@ -1,10 +1,10 @@
 // What makes an agent work: the platform's work hooks (platform/work-hooks.ts), run by the platform services inside
 // the transaction of the change itself, so there is no assignment without its task and no task without its
 // assignment.
+import { OPEN_TASK_STATUSES } from "../db/enums.ts";
 import type { Db } from "../db/index.ts";
 import type { Assignee, WorkHooks } from "../platform/work-hooks.ts";
 import { cancelOpenTasks, enqueueTask, type NewTask } from "./queue.ts";
-import { OPEN_TASK_STATUSES } from "./schemas.ts";
 import { announce } from "./signals.ts";
 import { boundReached, chainDepthOf, recordStoppedTrigger, type TriggerBounds } from "./trigger-bounds.ts";
 
@@ -118,7 +118,7 @@ export const workTriggers = (bounds: TriggerBounds): WorkHooks => ({
 });
 
 /** The agents a comment names with `@name`; an address such as `ops@bot.example` names nobody. */
-export function mentionedAgents<A extends { name: string }>(content: string, agents: A[]): A[] {
+function mentionedAgents<A extends { name: string }>(content: string, agents: A[]): A[] {
   const text = content.toLowerCase();
   return agents.filter((agent) => {
     const name = agent.name.trim().toLowerCase();

@@ -1,7 +1,9 @@
 // The API's shapes, taken from the server's own zod schemas (the single source of validation and OpenAPI): a field
-// renamed on the server fails `npm run typecheck` here. Type-only imports: nothing of the server (nor zod) is bundled.
+// renamed on the server fails `npm run typecheck` here. Type-only imports, but for enums.ts (no imports of its own):
+// nothing else of the server (nor zod) is bundled.
 // Beside them, the words the dashboard shows for the API's enum values, checked to cover every value.
 import type { z } from "zod";
+import { OPEN_TASK_STATUSES as OPEN_TASKS } from "../../src/db/enums.ts";
 import type { eventSchema } from "../../src/events/schemas.ts";
 import type { deliverySchema, webhookSchema, webhookWithSecretSchema } from "../../src/events/webhooks/schemas.ts";
 import type { activitySchema } from "../../src/platform/activity/schemas.ts";
@@ -15,15 +17,14 @@ import type { labelSchema } from "../../src/platform/labels/schemas.ts";
 import type { memberSchema } from "../../src/platform/members/schemas.ts";
 import type { projectSchema, projectStatusSchema } from "../../src/platform/projects/schemas.ts";
 import type { workspaceSchema } from "../../src/platform/workspaces/schemas.ts";
-import type { approvalSchema, runSchema, TaskStatus, taskSchema } from "../../src/work/schemas.ts";
+import type { approvalSchema, TaskStatus, taskSchema } from "../../src/work/schemas.ts";
 
 export type Issue = z.output<typeof issueSchema>;
 export type IssueStatus = z.output<typeof issueStatusSchema>;
-export type Priority = z.output<typeof issuePrioritySchema>;
+type Priority = z.output<typeof issuePrioritySchema>;
 export type Member = z.output<typeof memberSchema>;
-export type Role = Member["role"];
 /** Who is signed in: what `auth/login` answers, kept as the member lists show a user. */
-export type User = Member["user"];
+type User = Member["user"];
 export interface Session {
   token: string;
   user: User;
@@ -34,13 +35,12 @@ export type AgentStatus = Agent["status"];
 export type RuntimeConfig = z.output<typeof runtimeConfigSchema>;
 export type Label = z.output<typeof labelSchema>;
 export type Project = z.output<typeof projectSchema>;
-export type ProjectStatus = z.output<typeof projectStatusSchema>;
+type ProjectStatus = z.output<typeof projectStatusSchema>;
 export type Comment = z.output<typeof commentSchema>;
 export type Dependency = z.output<typeof dependencySchema>;
 export type Activity = z.output<typeof activitySchema>;
 export type Task = z.output<typeof taskSchema>;
 export type { TaskStatus };
-export type Run = z.output<typeof runSchema>;
 export type Approval = z.output<typeof approvalSchema>;
 export type PlatformEvent = z.output<typeof eventSchema>;
 export type ApiKey = z.output<typeof apiKeySchema>;
@@ -50,7 +50,6 @@ export type WebhookWithSecret = z.output<typeof webhookWithSecretSchema>;
 export type Delivery = z.output<typeof deliverySchema>;
 export type CallSummary = z.output<typeof callSummarySchema>;
 export type Call = z.output<typeof callSchema>;
-export type CallTranscriptLine = Call["transcript"][number];
 
 /** An enum's words: every value in order with its title (for pickers), and the title of one value. */
 function titled<Value extends string>(titles: Record<Value, string>) {
@@ -114,7 +113,7 @@ export const taskStatusTitle = titled<TaskStatus>({
   failed: "Failed",
   cancelled: "Cancelled",
 }).of;
-export const OPEN_TASK_STATUSES: TaskStatus[] = ["queued", "running", "waiting_approval"];
+export const OPEN_TASK_STATUSES: readonly TaskStatus[] = OPEN_TASKS;
 
 /**
  * An agent's badge. Every agent works its tasks whatever its stored status (agents-at-work.md): a new agent is stored

@@ -7,6 +7,7 @@ import type { Actor } from "../../api/access.ts";
 import type { Page } from "../../api/pagination.ts";
 import { getInWorkspace, listInWorkspace } from "../../api/workspace-rows.ts";
 import { inWorkspace } from "../../api/workspace-transaction.ts";
+import type { DeliveryStatus } from "../../db/enums.ts";
 import type { Db } from "../../db/index.ts";
 import type { WebhookDeliveriesTable, WebhooksTable } from "../../db/schema.ts";
 import { fromJson, isId, newId, now, toJson } from "../../db/values.ts";
@@ -14,9 +15,9 @@ import { conflict, invalid, notFound } from "../../http/errors.ts";
 import { checkTarget, type TargetPolicy } from "../../http/targets.ts";
 import { diffFields, recordActivity } from "../activity.ts";
 import { headSeq } from "../outbox.ts";
-import type { CreateWebhookInput, DELIVERY_STATUSES, UpdateWebhookInput } from "./schemas.ts";
+import type { CreateWebhookInput, UpdateWebhookInput } from "./schemas.ts";
 
-export interface Webhook {
+interface Webhook {
   id: string;
   workspace_id: string;
   url: string;
@@ -28,7 +29,7 @@ export interface Webhook {
   updated_at: string;
 }
 
-export const toWebhook = (row: Selectable<WebhooksTable>): Webhook => ({
+const toWebhook = (row: Selectable<WebhooksTable>): Webhook => ({
   id: row.id,
   workspace_id: row.workspace_id,
   url: row.url,
@@ -176,7 +177,7 @@ export async function rotateWebhookSecret(
   });
 }
 
-export interface Delivery {
+interface Delivery {
   id: string;
   webhook_id: string;
   event_id: string;
@@ -228,7 +229,7 @@ export async function listDeliveries(
   db: Db,
   workspaceId: string,
   webhookId: string,
-  query: Page & { status?: (typeof DELIVERY_STATUSES)[number] | undefined },
+  query: Page & { status?: DeliveryStatus | undefined },
 ): Promise<Delivery[]> {
   const hook = await getRow(db, workspaceId, webhookId);
   let select = deliveryQuery(db, hook.id);

@@ -6,7 +6,7 @@ import type { Db } from "../../db/index.ts";
 import type { ActivityTable } from "../../db/schema.ts";
 import { fromJson } from "../../db/values.ts";
 
-export type Activity = Omit<Selectable<ActivityTable>, "details"> & { details: Record<string, unknown> };
+type Activity = Omit<Selectable<ActivityTable>, "details"> & { details: Record<string, unknown> };
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);

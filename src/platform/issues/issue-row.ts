@@ -9,10 +9,10 @@ import type { issueSchema } from "./schemas.ts";
 export type Issue = z.infer<typeof issueSchema>;
 
 /** `label_ids`: the ids of the labels linked to the issue (absent on a row just inserted). */
-export type IssueRow = Selectable<IssuesTable> & { issue_prefix: string; label_ids?: JsonText<string[]> };
+type IssueRow = Selectable<IssuesTable> & { issue_prefix: string; label_ids?: JsonText<string[]> };
 
 export const toIssue = ({ issue_prefix, label_ids, ...row }: IssueRow): Issue => ({
-  ...(row as Omit<Issue, "identifier" | "acceptance_criteria" | "position" | "number" | "label_ids">),
+  ...row,
   number: Number(row.number),
   position: Number(row.position),
   identifier: `${issue_prefix}-${row.number}`,

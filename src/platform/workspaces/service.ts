@@ -9,11 +9,11 @@ import { notFound } from "../../http/errors.ts";
 import { changingIssueLists } from "../issues/list-version.ts";
 import { workHooks } from "../work-hooks.ts";
 
-export type Workspace = Omit<Selectable<WorkspacesTable>, "settings" | "issue_counter" | "issue_list_version"> & {
+type Workspace = Omit<Selectable<WorkspacesTable>, "settings" | "issue_counter" | "issue_list_version"> & {
   settings: Record<string, unknown>;
 };
 
-export const toWorkspace = ({
+const toWorkspace = ({
   issue_counter: _counter,
   issue_list_version: _version,
   ...row
@@ -22,7 +22,7 @@ export const toWorkspace = ({
   settings: fromJson(row.settings, {}),
 });
 
-export function slugify(name: string): string {
+function slugify(name: string): string {
   const slug = name
     .normalize("NFKD")
     .toLowerCase()
