@@ -146,7 +146,7 @@ describe.each(testDialects)("the Runtimes page in the browser (%s)", needs("chro
     expect(saved.runtime_config).toEqual({ mcp_servers: [], approval_required: ["create_issue"], x: 1 });
   });
 
-  it("says on the issue page when a task waits for a runtime, and stops saying it when one comes", async () => {
+  it("says on the card and the issue page when a task waits for a runtime, and stops when one comes", async () => {
     const agent = (
       await api.post(
         `workspaces/${ws}/agents/`,
@@ -161,13 +161,19 @@ describe.each(testDialects)("the Runtimes page in the browser (%s)", needs("chro
         as(),
       )
     ).body;
-    await page.goto(`${t.url}/w/${ws}/issues/${issue.id}`);
+    // The board's card says so too, and the issue page says where to look.
+    await page.goto(`${t.url}/w/${ws}/board`);
+    const card = page.getByRole("article", { name: `${issue.identifier} Port the parser` });
+    await card.getByText("Waiting for a runtime").waitFor();
+    await card.getByRole("link").click();
     const task = page.getByRole("article", { name: "Task of Codex agent" });
     await task.getByText("Waiting for a runtime").waitFor();
     await task.getByRole("link", { name: "See runtimes" }).waitFor();
     const other = randomUUID();
     expect((await register([{ name: "codex", kind: "codex" }], other, "codex-box")).status).toBe(200);
     await expect.poll(() => task.getByText("Waiting for a runtime").count()).toBe(0);
+    await page.goBack();
+    await card.getByText("Working").waitFor();
     expect((await runner("deregister", {}, other)).status).toBe(200);
   });
 
