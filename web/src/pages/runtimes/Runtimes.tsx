@@ -1,5 +1,6 @@
 // The Runtimes page: the workspace's runners with the runtimes each offers, live from the event stream; admins also
 // delete a runner and manage the runner tokens that let a machine join.
+import { useEffect } from "react";
 import { api, getAll } from "../../api.ts";
 import type { Runner, Runtime } from "../../api-types.ts";
 import { useConfirm } from "../../components/ConfirmDialog.tsx";
@@ -9,6 +10,8 @@ import { useResource, useSession } from "../../use-resource.ts";
 import { isAdmin, useWorkspace } from "../../workspace.tsx";
 import { RunnerCard } from "./RunnerCard.tsx";
 import { RunnerTokens } from "./RunnerTokens.tsx";
+
+const LAST_SEEN_REFRESH_MS = 30_000;
 
 export function Runtimes() {
   const ws = useWorkspace();
@@ -27,6 +30,11 @@ export function Runtimes() {
     // Running tasks change with tasks; a runner (de)registering, going silent or deleted is a runtime event.
     if (event.type === "stream.open" || /^(runtime|task)\./.test(event.type)) reload();
   });
+  // A runner's calls renew its last_seen_at without an event: asked again now and then, "last seen" stays true.
+  useEffect(() => {
+    const timer = setInterval(runners.reload, LAST_SEEN_REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [runners.reload]);
   const remove = (runner: Runner) =>
     confirm.ask(
       `Delete the runner ${runner.name}?`,
