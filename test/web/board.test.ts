@@ -42,7 +42,7 @@ describe.each(testDialects)("the board in the browser (%s)", needs("chromium"), 
     token = (await api.post("auth/login", { email: account.email, password: account.password })).body.token;
     for (const name of ["Backlog", "Todo", "In Progress", "In Review", "Done", "Blocked", "Cancelled"])
       await expect.poll(() => column(name).count()).toBe(1);
-    for (const link of ["Board", "Agents", "Approvals", "Calls", "Settings"])
+    for (const link of ["Board", "Agents", "Runtimes", "Approvals", "Calls", "Settings"])
       expect(await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: link }).count()).toBe(1);
     // The token never goes into a URL.
     expect(page.url()).not.toContain(token.slice(0, 20));

@@ -59,6 +59,22 @@ describe("the dashboard at 390 px", () => {
       )
     ).body;
     await api.post(`workspaces/${ws}/issues/${issue.id}/comments`, { content: "A comment" }, as);
+    const runnerToken = (await api.post(`workspaces/${ws}/runner-tokens`, { name: "laptop" }, as)).body.token;
+    const registered = await api.post(
+      "runner/register",
+      {
+        runner_id: "phone-runner",
+        name: "a-runner-on-a-build-machine-with-a-long-name",
+        host: "build-machine-number-seven.internal.example.com",
+        version: "1.0.0",
+        runtimes: [
+          { name: "claude", kind: "claude", version: "2.0.14 (Claude Code)", tags: ["gpu", "linux", "repo-access"] },
+          { name: "a-command-runtime-with-a-long-name", kind: "command" },
+        ],
+      },
+      { token: runnerToken },
+    );
+    if (registered.status !== 200) throw new Error(`register: ${registered.status}`);
     await api.post(`workspaces/${ws}/webhooks`, { url: "https://hooks.example.test/in", types: ["x.y"] }, as);
     const record = new CallRecord(t.db, t.app.log, "CAphone0001", "MZphone0001", ws);
     record.addTranscript("caller", "Hello from a phone");
@@ -69,6 +85,7 @@ describe("the dashboard at 390 px", () => {
       ["list view", `${base}/board?view=list`],
       ["issue", `${base}/issues/${issue.id}`],
       ["agents", `${base}/agents`],
+      ["runtimes", `${base}/runtimes`],
       ["agent", `${base}/agents/${agent.id}`],
       ["approvals", `${base}/approvals`],
       ["calls", `${base}/calls/${record.callId}`],
@@ -108,7 +125,7 @@ describe("the dashboard at 390 px", () => {
     const nav = page.getByRole("navigation", { name: "Main" });
     const menu = page.getByRole("button", { name: "Menu" });
     expect(await nav.getByRole("link", { name: "Agents" }).isVisible()).toBe(false);
-    for (const name of ["Board", "Agents", "Approvals", "Calls", "Settings"]) {
+    for (const name of ["Board", "Agents", "Runtimes", "Approvals", "Calls", "Settings"]) {
       await menu.click();
       expect(await menu.getAttribute("aria-expanded")).toBe("true");
       await nav.getByRole("link", { name }).click();
@@ -116,6 +133,23 @@ describe("the dashboard at 390 px", () => {
       expect(new URL(page.url()).pathname).toBe(`/w/${ws}/${name.toLowerCase()}`);
       expect(await overflow()).toBeLessThanOrEqual(0);
     }
+  });
+
+  it("a new runner token with its command, and the agent form's Runs on choices, fit too", async () => {
+    await page.goto(`${t.url}/w/${ws}/runtimes`);
+    await page.getByRole("textbox", { name: "Token name" }).fill("another laptop");
+    await page.getByRole("button", { name: "Create runner token" }).click();
+    await page.getByRole("button", { name: "Copy command" }).waitFor();
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    await page.goto(`${t.url}/w/${ws}/agents`);
+    await page.getByRole("button", { name: "New agent" }).click();
+    const runsOn = page.getByRole("dialog", { name: "New agent" }).getByRole("group", { name: "Runs on" });
+    await runsOn.getByRole("radio", { name: "Runtimes on runners" }).check();
+    await runsOn.getByRole("button", { name: "Add a fallback choice" }).click();
+    await runsOn.getByRole("group", { name: "Choice 2" }).getByRole("button", { name: "Move up" }).waitFor();
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    await page.keyboard.press("Escape");
+    await page.getByRole("dialog", { name: "New agent" }).waitFor({ state: "detached" });
   });
 
   it("signed out, the sign-in and sign-up forms fit too", async () => {

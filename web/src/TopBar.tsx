@@ -8,6 +8,7 @@ import { Link, navigate } from "./router.tsx";
 const NAV = [
   ["board", "Board"],
   ["agents", "Agents"],
+  ["runtimes", "Runtimes"],
   ["approvals", "Approvals"],
   ["calls", "Calls"],
   ["settings", "Settings"],

@@ -17,6 +17,13 @@ import type { labelSchema } from "../../src/platform/labels/schemas.ts";
 import type { memberSchema } from "../../src/platform/members/schemas.ts";
 import type { projectSchema, projectStatusSchema } from "../../src/platform/projects/schemas.ts";
 import type { workspaceSchema } from "../../src/platform/workspaces/schemas.ts";
+import type {
+  createdRunnerTokenSchema,
+  RuntimeKind,
+  runnerSchema,
+  runnerTokenSchema,
+  runtimeSchema,
+} from "../../src/runtimes/schemas.ts";
 import type { approvalSchema, TaskStatus, taskSchema } from "../../src/work/schemas.ts";
 
 export type Issue = z.output<typeof issueSchema>;
@@ -50,6 +57,13 @@ export type WebhookWithSecret = z.output<typeof webhookWithSecretSchema>;
 export type Delivery = z.output<typeof deliverySchema>;
 export type CallSummary = z.output<typeof callSummarySchema>;
 export type Call = z.output<typeof callSchema>;
+export type Runner = z.output<typeof runnerSchema>;
+export type Runtime = z.output<typeof runtimeSchema>;
+export type RunnerToken = z.output<typeof runnerTokenSchema>;
+export type CreatedRunnerToken = z.output<typeof createdRunnerTokenSchema>;
+export type { RuntimeKind };
+/** One choice of "Runs on": runtimes matching every field given (runtime_config.runtime.select). */
+export type RuntimeSelector = NonNullable<RuntimeConfig["runtime"]>["select"][number];
 
 /** An enum's words: every value in order with its title (for pickers), and the title of one value. */
 function titled<Value extends string>(titles: Record<Value, string>) {
@@ -126,3 +140,14 @@ export const agentStatusTitle = titled<AgentStatus>({
   blocked: "Blocked",
   error: "Last task failed",
 }).of;
+
+/** The agent CLIs a runtime runs, as people call them. */
+const runtimeKind = titled<RuntimeKind>({
+  claude: "Claude Code",
+  codex: "Codex",
+  opencode: "OpenCode",
+  gemini: "Gemini CLI",
+  command: "Command",
+});
+export const RUNTIME_KINDS = runtimeKind.all;
+export const runtimeKindTitle = runtimeKind.of;

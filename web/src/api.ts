@@ -54,6 +54,7 @@ const FIELD_NAMES: Record<string, string> = {
   content: "Comment",
   max_concurrent_tasks: "Max concurrent tasks",
   runtime_config: "MCP servers",
+  "runtime_config.runtime": "Runs on",
   assignee_id: "Assignee",
   project_id: "Project",
   parent_issue_id: "Parent issue",
@@ -96,7 +97,13 @@ export async function failure(response: Response): Promise<ApiError> {
     const fields: Record<string, string> = {};
     for (const item of detail as { loc?: unknown[]; msg?: string; type?: string }[]) {
       const loc = (item.loc ?? []).filter((part) => part !== "body" && part !== "query");
-      const key = loc.length > 0 ? String(loc[0]) : "_";
+      // runtime_config holds two things the form shows apart: its MCP servers and where the agent runs.
+      const key =
+        loc[0] === "runtime_config" && loc[1] === "runtime"
+          ? "runtime_config.runtime"
+          : loc.length > 0
+            ? String(loc[0])
+            : "_";
       fields[key] ??= key === "_" ? (item.msg ?? "Invalid input") : plainMessage(key, item);
     }
     return new ApiError(response.status, Object.values(fields).join("; ") || "Invalid input", fields);

@@ -4,7 +4,7 @@ import { type FormEvent, type RefObject, useEffect, useRef, useState } from "rea
 import { ApiError } from "./api.ts";
 
 /** A check of one field's text: the message in words, or undefined when the value is fine. */
-type Check = (value: string, label: string) => string | undefined;
+export type Check = (value: string, label: string) => string | undefined;
 
 export const required: Check = (value, label) => (value.trim() === "" ? `${label} is required` : undefined);
 

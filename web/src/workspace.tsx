@@ -70,6 +70,12 @@ export function actorName(data: WorkspaceData, type: string | null, id: string |
   return member?.user.name ?? "A former member";
 }
 
+/** Whether the signed-in user may do a workspace admin's things here (owners and admins); false until known. */
+export function isAdmin(data: WorkspaceData, userId: string | undefined): boolean {
+  const role = data.members.find((each) => each.user_id === userId)?.role;
+  return role === "owner" || role === "admin";
+}
+
 /** Combobox options for an assignee: "member:<user id>" or "agent:<agent id>". */
 export function AssigneeOptions({ data }: { data: WorkspaceData }) {
   return (

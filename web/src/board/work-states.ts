@@ -1,5 +1,5 @@
 // What each card says of its issue's work: its agents' newest tasks that are open or failed, one request for the
-// whole board (tasks?latest=true), asked again as tasks and approvals change.
+// whole board (tasks?latest=true), asked again as tasks, approvals and runtimes change.
 import { getAll } from "../api.ts";
 import { type Task, type TaskStatus, taskState } from "../api-types.ts";
 import { useCoalesced, useWorkspaceEvents } from "../live.ts";
@@ -27,7 +27,7 @@ export function useWorkStates(workspaceId: string): Map<string, WorkState> | und
     );
     const states = new Map<string, WorkState>();
     for (const task of list) {
-      const text = taskState(task.status);
+      const text = task.waiting_for === "runtime" ? "Waiting for a runtime" : taskState(task.status);
       const held = states.get(task.issue_id);
       if (text && (!held || URGENCY[task.status] > URGENCY[held.status]))
         states.set(task.issue_id, { status: task.status, text });
@@ -36,7 +36,8 @@ export function useWorkStates(workspaceId: string): Map<string, WorkState> | und
   }, [workspaceId]);
   const reload = useCoalesced(tasks.reload, 100);
   useWorkspaceEvents(workspaceId, (event) => {
-    if (event.type === "stream.open" || /^(task|approval|run)\./.test(event.type)) reload();
+    // A runtime coming or going changes whether a queued task waits for one.
+    if (event.type === "stream.open" || /^(task|approval|run|runtime)\./.test(event.type)) reload();
   });
   return tasks.data;
 }

@@ -1,8 +1,11 @@
-// Create or edit an agent: name, model, instructions, tools, MCP servers, approval rules, max concurrent tasks.
+// Create or edit an agent: name, model, instructions, tools, MCP servers, approval rules, where it runs, max
+// concurrent tasks.
+import { useState } from "react";
 import { api } from "../api.ts";
 import type { Agent, RuntimeConfig } from "../api-types.ts";
 import { ErrorLine, fieldError, formError, InputField, TextAreaField } from "../components.tsx";
 import { json, maxLength, modelName, required, text, useForm, wholeNumber } from "../forms.ts";
+import { RunsOn, runsOnChecks, runsOnOf, withRunsOn } from "./RunsOn.tsx";
 
 const SHOWN = ["name", "model", "instructions", "tools", "runtime_config", "max_concurrent_tasks"];
 
@@ -21,6 +24,7 @@ export function AgentForm(props: {
 }) {
   const { agent } = props;
   const config = (agent?.runtime_config ?? {}) as RuntimeConfig;
+  const [runsOn, setRunsOn] = useState(() => runsOnOf(config));
   const form = useForm({
     check: (values) => [
       { field: "name", label: "Name", value: text(values, "name"), checks: [required, maxLength(200)] },
@@ -38,6 +42,7 @@ export function AgentForm(props: {
         value: text(values, "max_concurrent_tasks"),
         checks: [wholeNumber(1, 100)],
       },
+      ...runsOnChecks(runsOn),
     ],
     send: async (values) => {
       const mcp = text(values, "mcp_servers");
@@ -48,7 +53,10 @@ export function AgentForm(props: {
         model: text(values, "model").trim() || null,
         instructions: text(values, "instructions") || null,
         tools: list(text(values, "tools")),
-        runtime_config: { ...(agent?.runtime_config ?? {}), mcp_servers: mcpServers, approval_required: approvals },
+        runtime_config: withRunsOn(
+          { ...(agent?.runtime_config ?? {}), mcp_servers: mcpServers, approval_required: approvals },
+          runsOn,
+        ),
         max_concurrent_tasks: Number(text(values, "max_concurrent_tasks")),
       };
       const saved = agent
@@ -96,6 +104,7 @@ export function AgentForm(props: {
         name="approval_required"
         defaultValue={config.approval_required?.join(", ") ?? ""}
       />
+      <RunsOn value={runsOn} onChange={setRunsOn} errors={(field) => fieldError(error, field)} />
       <InputField
         label="Max concurrent tasks"
         error={fieldError(error, "max_concurrent_tasks")}
@@ -104,7 +113,7 @@ export function AgentForm(props: {
         type="number"
         defaultValue={agent?.max_concurrent_tasks ?? 1}
       />
-      <ErrorLine error={formError(error, SHOWN)} />
+      <ErrorLine error={formError(error, [...SHOWN, ...runsOnChecks(runsOn).map((check) => check.field)])} />
       <button type="submit" className="primary" disabled={form.busy}>
         {props.submitLabel}
       </button>

@@ -4,6 +4,7 @@ import { useState } from "react";
 import { api, getAll } from "../api.ts";
 import { type Approval, type Issue, OPEN_TASK_STATUSES, type Task, taskStatusTitle } from "../api-types.ts";
 import { ErrorLine, LoadFailed } from "../components.tsx";
+import { Link } from "../router.tsx";
 import { useReloadOn, useResource } from "../use-resource.ts";
 import { useWorkspace } from "../workspace.tsx";
 import { ApprovalCard } from "./ApprovalCard.tsx";
@@ -87,6 +88,12 @@ export function IssueWork({ issue, revision }: { issue: Issue; revision: number 
                 </button>
               )}
             </header>
+            {task.waiting_for === "runtime" && (
+              <p className="waiting-runtime">
+                Waiting for a runtime: no online runner offers one this agent runs on.{" "}
+                <Link to={`/w/${ws.id}/runtimes`}>See runtimes</Link>
+              </p>
+            )}
             {task.error && <p className="error">{task.error}</p>}
             {task.run_id && (
               <RunView

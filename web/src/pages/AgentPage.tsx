@@ -1,11 +1,12 @@
 // One agent: its status, a chat over /agui, its tasks (each naming its issue), and its settings.
 import { useState } from "react";
 import { api } from "../api.ts";
-import { type Issue, type Task, taskStatusTitle } from "../api-types.ts";
+import { type Issue, type RuntimeConfig, type Task, taskStatusTitle } from "../api-types.ts";
 import { AgentChat } from "../components/AgentChat.tsx";
 import { AgentForm } from "../components/AgentForm.tsx";
 import { AgentStatus } from "../components/AgentStatus.tsx";
 import { useConfirm } from "../components/ConfirmDialog.tsx";
+import { runsOnText } from "../components/RunsOn.tsx";
 import { Time } from "../components/Time.tsx";
 import { Loaded, Loading, NotFound } from "../components.tsx";
 import { useCoalesced, useWorkspaceEvents } from "../live.ts";
@@ -57,6 +58,7 @@ export function AgentPage({ agentId }: { agentId: string }) {
         <h1>{agent.name}</h1>
         <AgentStatus status={agent.status} />
         <span className="muted">{agent.model ?? "default model"}</span>
+        <span className="muted">Runs on: {runsOnText(agent.runtime_config as RuntimeConfig)}</span>
         <button type="button" onClick={() => setEditing(!editing)} aria-expanded={editing}>
           {editing ? "Close settings" : "Edit agent"}
         </button>

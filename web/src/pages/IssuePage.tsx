@@ -59,6 +59,8 @@ export function IssuePage({ issueId }: { issueId: string }) {
       return;
     }
     if (event.type.startsWith("issue.") || event.type.startsWith("dependency.")) reloadRelated();
+    // A runtime coming or going changes whether this issue's queued task waits for one.
+    if (event.type.startsWith("runtime.")) bump();
     if (event.issue_id !== issueId && event.entity_id !== issueId) return;
     if (event.type.startsWith("issue.") || event.type.startsWith("label.")) reloadIssue();
     reloadActivity();

@@ -7,6 +7,7 @@ import { Approvals } from "./Approvals.tsx";
 import { Board } from "./Board.tsx";
 import { Calls } from "./Calls.tsx";
 import { IssuePage } from "./IssuePage.tsx";
+import { Runtimes } from "./runtimes/Runtimes.tsx";
 import { SETTINGS_SECTIONS, Settings } from "./settings/Settings.tsx";
 
 export function Page({ path }: { path: string }) {
@@ -29,6 +30,8 @@ export function Page({ path }: { path: string }) {
       return <Board />;
     case "agents":
       return <Agents />;
+    case "runtimes":
+      return <Runtimes />;
     case "approvals":
       return <Approvals />;
     case "calls":
