@@ -13,6 +13,7 @@ import {
   type LoginRateLimitOptions,
   RegistrationRateLimiter,
 } from "./auth/rate-limit.ts";
+import { autopilotsPlugin } from "./autopilots/index.ts";
 import type { Config, TrustProxy } from "./config.ts";
 import { buildCore } from "./core.ts";
 import type { DatabaseHandle } from "./db/index.ts";
@@ -158,6 +159,12 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     settings: config.work,
     mcpTargets,
     drain,
+  });
+  await app.register(autopilotsPlugin, {
+    prefix: "/api/v1",
+    db,
+    authenticator,
+    settings: { maxFiresPerHour: config.autopilots.maxFiresPerHour },
   });
   await app.register(aguiRoutes, {
     db,

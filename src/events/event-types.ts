@@ -45,4 +45,11 @@ export const EVENT_TYPES = [
   "run.finished",
   "approval.requested",
   "approval.decided",
+  "autopilot.created",
+  "autopilot.updated",
+  "autopilot.deleted",
+  "autopilot.token_rotated",
+  "autopilot.fired",
+  "autopilot.skipped",
+  "autopilot.paused",
 ] as const;
