@@ -163,6 +163,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   await app.register(autopilotsPlugin, {
     prefix: "/api/v1",
     db,
+    dialect,
+    databaseUrl: config.databaseUrl,
     authenticator,
     settings: { maxFiresPerHour: config.autopilots.maxFiresPerHour },
   });

@@ -141,7 +141,11 @@ export async function fireIn(trx: Db, request: Fire, settings: FireSettings): Pr
   return { status: "issue_created", runId: run.id, issueId: issue.id };
 }
 
-async function lockAutopilot(trx: Db, request: Fire): Promise<AutopilotsTable | undefined> {
+/** Holds the workspace's agent and then the autopilot's row (PostgreSQL) until commit; undefined when gone. */
+export async function lockAutopilot(
+  trx: Db,
+  request: Pick<Fire, "workspaceId" | "autopilotId">,
+): Promise<AutopilotsTable | undefined> {
   const found = await trx
     .selectFrom("autopilots")
     .select("agent_id")
