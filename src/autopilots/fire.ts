@@ -57,9 +57,12 @@ export function fire(db: Db, request: Fire, settings: FireSettings): Promise<Fir
 export async function fireIn(trx: Db, request: Fire, settings: FireSettings): Promise<FireOutcome> {
   const autopilot = await lockAutopilot(trx, request);
   if (!autopilot) return { status: "gone" };
-  if (Number(autopilot.enabled) !== 1 && request.triggerKind !== "manual") return { status: "gone" };
+  const disabled = Number(autopilot.enabled) !== 1;
+  // A call to a paused autopilot's webhook is answered (and kept) as skipped; other triggers just do not fire.
+  if (disabled && request.triggerKind !== "manual" && request.triggerKind !== "webhook") return { status: "gone" };
 
-  const skipReason = await reasonToSkip(trx, autopilot, settings);
+  const skipReason =
+    disabled && request.triggerKind === "webhook" ? "disabled" : await reasonToSkip(trx, autopilot, settings);
   const run: AutopilotRunsTable = {
     id: newId(),
     autopilot_id: autopilot.id,

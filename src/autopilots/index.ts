@@ -7,6 +7,7 @@ import type { Authenticator } from "../auth/authenticator.ts";
 import type { Db, SqlDialect } from "../db/index.ts";
 import { openEventSignal } from "../events/signal.ts";
 import type { FireSettings } from "./fire.ts";
+import { autopilotHookRoutes } from "./hook-routes.ts";
 import { autopilotRoutes } from "./routes.ts";
 import { AutopilotScheduler } from "./scheduler.ts";
 
@@ -40,4 +41,5 @@ export async function autopilotsPlugin(app: FastifyInstance, options: Autopilots
     },
     { prefix: "/workspaces/:ws_id" },
   );
+  await app.register(autopilotHookRoutes, { db, settings });
 }
