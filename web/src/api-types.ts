@@ -2,6 +2,7 @@
 // renamed on the server fails `npm run typecheck` here. Type-only imports: nothing of the server (nor zod) is bundled.
 // Beside them, the words the dashboard shows for the API's enum values, checked to cover every value.
 import type { z } from "zod";
+import type { runSchema as autopilotRunSchema, autopilotSchema } from "../../src/autopilots/schemas.ts";
 import type { eventSchema } from "../../src/events/schemas.ts";
 import type { deliverySchema, webhookSchema, webhookWithSecretSchema } from "../../src/events/webhooks/schemas.ts";
 import type { activitySchema } from "../../src/platform/activity/schemas.ts";
@@ -18,6 +19,8 @@ import type { workspaceSchema } from "../../src/platform/workspaces/schemas.ts";
 import type { approvalSchema, runSchema, TaskStatus, taskSchema } from "../../src/work/schemas.ts";
 
 export type Issue = z.output<typeof issueSchema>;
+export type Autopilot = z.output<typeof autopilotSchema>;
+export type AutopilotRun = z.output<typeof autopilotRunSchema>;
 export type IssueStatus = z.output<typeof issueStatusSchema>;
 export type Priority = z.output<typeof issuePrioritySchema>;
 export type Member = z.output<typeof memberSchema>;

@@ -44,6 +44,7 @@ export function CommandPalette({ onClose }: { onClose: () => void }) {
   const pages: Destination[] = [
     ["Board", "board"],
     ["Agents", "agents"],
+    ["Autopilots", "autopilots"],
     ["Approvals", "approvals"],
     ["Calls", "calls"],
     ["Settings", "settings"],

@@ -4,6 +4,7 @@ import { match } from "../router.tsx";
 import { AgentPage } from "./AgentPage.tsx";
 import { Agents } from "./Agents.tsx";
 import { Approvals } from "./Approvals.tsx";
+import { Autopilots } from "./Autopilots.tsx";
 import { Board } from "./Board.tsx";
 import { Calls } from "./Calls.tsx";
 import { IssuePage } from "./IssuePage.tsx";
@@ -31,6 +32,8 @@ export function Page({ path }: { path: string }) {
       return <Agents />;
     case "approvals":
       return <Approvals />;
+    case "autopilots":
+      return <Autopilots />;
     case "calls":
       return <Calls />;
     case "settings":
