@@ -41,7 +41,7 @@ describe.each(testDialects)("autopilots in the browser (%s)", needs("chromium"),
     await dialog.getByRole("combobox", { name: "Overlap" }).selectOption("allow");
     await dialog.getByRole("combobox", { name: "Trigger" }).selectOption("webhook");
     await dialog.getByRole("button", { name: "Create autopilot" }).click();
-    const url = await page.getByLabel("Webhook URL").textContent();
+    const url = await page.getByRole("textbox", { name: "Webhook URL" }).inputValue();
     expect(url).toMatch(/\/api\/v1\/autopilot-hooks\/aph_/);
     const fired = await api.post(new URL(url!).pathname, { name: "disk full" });
     expect(fired.status).toBe(202);

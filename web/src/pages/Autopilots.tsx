@@ -41,8 +41,9 @@ export function Autopilots() {
       </div>
       {shownUrl && (
         <div className="card" role="status">
-          <p>Webhook URL (shown once, copy it now):</p>
-          <code aria-label="Webhook URL">{shownUrl}</code>
+          <Field label="Webhook URL" hint="Shown once: copy it now">
+            {(id, describedBy) => <input id={id} readOnly value={shownUrl} aria-describedby={describedBy} />}
+          </Field>
         </div>
       )}
       <Loaded resource={list} what="the autopilots">
