@@ -1,12 +1,13 @@
 // Event triggers read from the outbox: filters, the loop guard (an autopilot whose issues its own agent updates would
 // otherwise fire forever), and self-pause after the tasks of its last five issues failed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { updateIssue } from "../../src/platform/issues/service.ts";
-import type { TestApp } from "../helpers/app.ts";
-import { testDialects } from "../helpers/databases.ts";
+import { openDatabase } from "../../src/db/index.ts";
+import { createIssue as createIssueDirectly, updateIssue } from "../../src/platform/issues/service.ts";
+import { createWorkspaceWithRoles, startAppOn, type TestApp } from "../helpers/app.ts";
+import { createTestDatabase, type TestDatabase, testDialects } from "../helpers/databases.ts";
 import { eventually } from "../helpers/eventually.ts";
 import { TestModelServer } from "../helpers/model-server.ts";
-import { createIssue, createProject } from "../helpers/platform.ts";
+import { createIssue, createProject, insertAgent } from "../helpers/platform.ts";
 import { type AutopilotFixture, autopilotBody, createAutopilot, startAutopilotFixture } from "./helpers.ts";
 
 /** The real sync point: the autopilot's position in the outbox has reached the workspace's last event. */
@@ -162,5 +163,68 @@ describe.each(testDialects)("self-pause (%s)", (dialect) => {
     expect(events).toHaveLength(1);
     const enabled = await f.t.api.patch(path, { enabled: true }, { token: f.member.token });
     expect(enabled.body).toMatchObject({ enabled: true, paused_reason: null });
+  });
+});
+
+describe.each(testDialects)("event triggers across a restart (%s)", (dialect) => {
+  let database: TestDatabase;
+  let app: TestApp | undefined;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(dialect);
+  });
+  afterAll(async () => {
+    await app?.close();
+    await database.drop();
+  });
+
+  it("an event committed while no server ran fires once a server is back (the position is in the database)", async () => {
+    const env = { AGENT_WORKERS: "0" };
+    app = await startAppOn(database.url, dialect, { env });
+    const { workspaceId: ws, member } = await createWorkspaceWithRoles(app.api);
+    const agentId = await insertAgent(app, ws);
+    const autopilot = await createAutopilot(
+      app.api,
+      ws,
+      member.token,
+      autopilotBody(agentId, { overlap: "allow", triggers: [{ kind: "event", types: ["issue.created"] }] }),
+    );
+    await caughtUp(app, ws, autopilot.id);
+    await app.close();
+    app = undefined;
+
+    // No server runs: a change is written straight through the platform's service (another tool, a migration…).
+    const offline = openDatabase(database.url);
+    const issue = await createIssueDirectly(
+      offline.db,
+      ws,
+      { title: "Written while down", status: "todo", priority: "none" },
+      {
+        type: "member",
+        id: member.user.id,
+      },
+    );
+    await offline.close();
+
+    app = await startAppOn(database.url, dialect, { env });
+    const back = app;
+    const runs = await eventually(async () => {
+      const listed = (await back.api.get(`workspaces/${ws}/autopilots/${autopilot.id}/runs`, { token: member.token }))
+        .body;
+      return listed.length > 0 && listed;
+    }, "the missed event to fire");
+    expect(runs).toMatchObject([{ trigger_kind: "event", status: "issue_created" }]);
+    const claim = await back.db
+      .selectFrom("autopilot_runs")
+      .select("claim_key")
+      .where("id", "=", runs[0].id)
+      .executeTakeFirst();
+    const event = await back.db
+      .selectFrom("events")
+      .select("id")
+      .where("type", "=", "issue.created")
+      .where("entity_id", "=", issue.id)
+      .executeTakeFirstOrThrow();
+    expect(claim?.claim_key).toBe(`event:${event.id}`);
   });
 });
