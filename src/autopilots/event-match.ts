@@ -21,9 +21,13 @@ export interface EventFacts {
   createdByAutopilot: Set<string>;
 }
 
-export async function factsFor(db: Db, autopilotId: string, events: WorkspaceEvent[]): Promise<EventFacts> {
-  const issueIds = [...new Set(events.flatMap((event) => (event.issue_id ? [event.issue_id] : [])))];
+export async function factsFor(db: Db, autopilot: AutopilotsTable, events: WorkspaceEvent[]): Promise<EventFacts> {
+  const autopilotId = autopilot.id;
   const facts: EventFacts = { issues: new Map(), createdByAutopilot: new Set() };
+  // Without event triggers only its tasks' failures matter: most batches need no look at all.
+  const hasEventTriggers = triggersOf(autopilot).some((trigger) => trigger.kind === "event");
+  if (!hasEventTriggers && !events.some((event) => event.type === "task.failed")) return facts;
+  const issueIds = [...new Set(events.flatMap((event) => (event.issue_id ? [event.issue_id] : [])))];
   if (issueIds.length === 0) return facts;
   const [issues, labels, created] = await Promise.all([
     db.selectFrom("issues").select(["id", "status", "priority", "project_id"]).where("id", "in", issueIds).execute(),

@@ -82,7 +82,7 @@ export class EventTriggerConsumer {
     const events = await readEvents(this.db, workspaceId, { afterSeq: from, limit: EVENTS_PER_BATCH });
     if (events.length === 0) return false;
     const to = events.at(-1)!.seq;
-    const facts = await factsFor(this.db, autopilotId, events);
+    const facts = await factsFor(this.db, seen, events);
     const acts = events.some(
       (event) => firedTrigger(seen, event, facts) !== undefined || concernsItsFailures(event, facts),
     );
@@ -105,7 +105,7 @@ export class EventTriggerConsumer {
   }
 
   private async act(trx: Db, autopilot: AutopilotsTable, events: Awaited<ReturnType<typeof readEvents>>) {
-    let facts = await factsFor(trx, autopilot.id, events);
+    let facts = await factsFor(trx, autopilot, events);
     for (const event of events) {
       const triggerIndex = firedTrigger(autopilot, event, facts);
       if (triggerIndex !== undefined) {
@@ -124,7 +124,7 @@ export class EventTriggerConsumer {
           this.settings,
         );
         // Its own new issue is now one the loop guard must know.
-        if (outcome.status === "issue_created") facts = await factsFor(trx, autopilot.id, events);
+        if (outcome.status === "issue_created") facts = await factsFor(trx, autopilot, events);
       }
       if (concernsItsFailures(event, facts) && (await pauseIfFailing(trx, autopilot))) return;
     }
