@@ -188,6 +188,10 @@ const settingsSchema = z.object({
       windowMs: fromEnv("AGENT_TRIGGER_WINDOW_MS", positiveWholeNumber("milliseconds", 60_000)),
     }),
   }),
+  autopilots: z.object({
+    /** Fires per autopilot per hour at most; beyond, fires are recorded as skipped ("rate limit"). */
+    maxFiresPerHour: fromEnv("AUTOPILOT_MAX_FIRES_PER_HOUR", wholeNumber(1, 1_000_000, 60)),
+  }),
   operations: z.object({
     /** After SIGTERM, how long the process keeps serving (with /ready at 503) so load balancers stop sending to it. */
     drainDelayMs: fromEnv("DRAIN_DELAY_MS", wholeMilliseconds(0)),

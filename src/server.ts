@@ -13,6 +13,7 @@ import {
   type LoginRateLimitOptions,
   RegistrationRateLimiter,
 } from "./auth/rate-limit.ts";
+import { autopilotsPlugin } from "./autopilots/index.ts";
 import type { Config, TrustProxy } from "./config.ts";
 import { buildCore } from "./core.ts";
 import type { DatabaseHandle } from "./db/index.ts";
@@ -178,6 +179,14 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     openStreams,
   });
   await app.register(runtimesPlugin, { db, signals: workSignals, authenticator, settings: config.work });
+  await app.register(autopilotsPlugin, {
+    prefix: "/api/v1",
+    db,
+    dialect,
+    databaseUrl: config.databaseUrl,
+    authenticator,
+    settings: { maxFiresPerHour: config.autopilots.maxFiresPerHour },
+  });
   await app.register(aguiRoutes, {
     db,
     authenticator,

@@ -9,7 +9,7 @@ export type MemberRole = (typeof MEMBER_ROLES)[number];
 export const ACTOR_TYPES = ["member", "agent"] as const;
 export type ActorType = (typeof ACTOR_TYPES)[number];
 /** An event's or activity entry's author: an actor, or `system` for the platform's own changes. */
-export type EventActorType = ActorType | "system";
+export type EventActorType = ActorType | "system" | "autopilot";
 
 export const PROJECT_STATUSES = ["planned", "in_progress", "paused", "completed", "cancelled"] as const;
 export type ProjectStatus = (typeof PROJECT_STATUSES)[number];

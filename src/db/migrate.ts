@@ -13,6 +13,7 @@ import * as webhookFairness from "./migrations/0011_webhook_fairness.ts";
 import * as triggerChains from "./migrations/0012_trigger_chains.ts";
 import * as openStreams from "./migrations/0013_open_streams.ts";
 import * as runtimes from "./migrations/0014_runtimes.ts";
+import * as autopilots from "./migrations/0015_autopilots.ts";
 
 // Listed here rather than read from disk so migrations work the same under tsx, a bundle or a test runner.
 // Migrations never change once landed: add a new numbered file instead.
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   "0012_trigger_chains": triggerChains,
   "0013_open_streams": openStreams,
   "0014_runtimes": runtimes,
+  "0015_autopilots": autopilots,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

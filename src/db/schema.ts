@@ -472,6 +472,53 @@ export interface RunnerClaimsTable {
   claimed_at: string;
 }
 
+/** An issue template handed to an agent when one of its triggers fires. */
+export interface AutopilotsTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  description: string | null;
+  enabled: Flag;
+  agent_id: string;
+  project_id: string | null;
+  /** {title, description, priority, labels}: its type is autopilots/'s (rows.ts reads and writes it). */
+  issue: JsonText<unknown>;
+  /** The stored triggers (webhook tokens only as hashes, in autopilot_hook_tokens). */
+  triggers: JsonText<unknown[]>;
+  overlap: "skip" | "allow";
+  paused_reason: string | null;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+  last_fired_at: string | null;
+  next_fire_at: string | null;
+  /** Every schedule fire time up to this one has been handled. */
+  scheduled_until: string;
+  /** Outbox position up to which its event triggers have been looked at. */
+  last_seq: number;
+}
+
+export interface AutopilotRunsTable {
+  id: string;
+  autopilot_id: string;
+  workspace_id: string;
+  trigger_kind: "schedule" | "webhook" | "event" | "manual";
+  trigger_index: number | null;
+  /** What fired it, unique per autopilot: `schedule:<n>:<time>`, `webhook:<n>:<key>`, `event:<id>`; null = manual. */
+  claim_key: string | null;
+  status: "issue_created" | "skipped" | "failed";
+  reason: string | null;
+  issue_id: string | null;
+  created_at: string;
+}
+
+export interface AutopilotHookTokensTable {
+  /** sha256 (hex) of the token in the webhook trigger's URL. */
+  token_hash: string;
+  autopilot_id: string;
+  trigger_index: number;
+}
+
 export interface Database {
   users: UsersTable;
   workspaces: WorkspacesTable;
@@ -507,4 +554,7 @@ export interface Database {
   runtimes: RuntimesTable;
   runner_claims: RunnerClaimsTable;
   open_streams: OpenStreamsTable;
+  autopilots: AutopilotsTable;
+  autopilot_runs: AutopilotRunsTable;
+  autopilot_hook_tokens: AutopilotHookTokensTable;
 }

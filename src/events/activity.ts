@@ -1,9 +1,9 @@
 // Every mutation writes one activity row, inside the same transaction as the change it describes, and the same entry
 // as an event in the workspace's outbox (stream, webhooks): no caller can write one without the other.
 
-import type { Actor } from "../api/access.ts";
 import type { Db } from "../db/index.ts";
 import { appendActivity } from "./append.ts";
+import type { EventActor } from "./outbox.ts";
 
 interface ActivityEntry {
   workspaceId: string;
@@ -12,7 +12,7 @@ interface ActivityEntry {
   entityId: string | null;
   /** The issue this concerns, so it shows in the issue's own activity. */
   issueId?: string | null;
-  actor: Actor;
+  actor: EventActor;
   /** `<entity>.<verb>`, e.g. "issue.created", "issue.updated", "label.linked". */
   action: string;
   details?: Record<string, unknown>;

@@ -50,4 +50,11 @@ export const EVENT_TYPES = [
   "runner_token.revoked",
   "runtime.online",
   "runtime.offline",
+  "autopilot.created",
+  "autopilot.updated",
+  "autopilot.deleted",
+  "autopilot.token_rotated",
+  "autopilot.fired",
+  "autopilot.skipped",
+  "autopilot.paused",
 ] as const;

@@ -18,11 +18,20 @@ export interface WorkspaceEvent {
   entity_type: string;
   entity_id: string | null;
   issue_id: string | null;
-  /** `member` or `agent` for a person's or an agent's change, `system` for the platform's own (a worker, a sweep). */
+  /**
+   * `member` or `agent` for a person's or an agent's change, `autopilot` for an autopilot's fire, `system` for the
+   * platform's own (a worker, a sweep).
+   */
   actor_type: string;
   actor_id: string | null;
   data: Record<string, unknown>;
   created_at: string;
+}
+
+/** Who made a change: a member, an agent, or an autopilot firing (its issue is created in its creator's name). */
+export interface EventActor {
+  type: "member" | "agent" | "autopilot";
+  id: string;
 }
 
 export interface NewEvent {
@@ -35,7 +44,7 @@ export interface NewEvent {
   /** The issue this concerns, if any. */
   issueId?: string | null;
   /** Who made the change; null for the platform itself (actor_type `system`). */
-  actor: { type: "member" | "agent"; id: string } | null;
+  actor: EventActor | null;
   /** What a listener needs to act without a second request; JSON-serialisable, never a secret. */
   data?: Record<string, unknown>;
 }

@@ -13,7 +13,9 @@ export const eventSchema = z
     entity_type: z.string(),
     entity_id: z.string().nullable(),
     issue_id: z.string().nullable(),
-    actor_type: z.string().describe("`member`, `agent`, or `system` for the platform's own changes"),
+    actor_type: z
+      .string()
+      .describe("`member`, `agent`, `autopilot` (its fires), or `system` for the platform's own changes"),
     actor_id: z.string().nullable(),
     data: z.record(z.string(), z.unknown()).describe("The change: for activity actions, the activity entry's details"),
     created_at: z.string(),

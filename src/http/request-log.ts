@@ -4,6 +4,13 @@
 // first, so a request is logged once, whichever does.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** The URL holds a secret (a webhook token): the log line shows the route's pattern instead. */
+    secretUrl?: boolean;
+  }
+}
+
 const logged = new WeakSet<FastifyRequest>();
 
 /** Pino's check, which Fastify's logger type does not name: at LOG_LEVEL=warn a request costs no line to build. */
@@ -17,7 +24,7 @@ export function logRequest(request: FastifyRequest, reply: FastifyReply, note?: 
   request.log.info(
     {
       method: request.method,
-      url: request.url.split("?")[0],
+      url: request.routeOptions.config?.secretUrl ? request.routeOptions.url : request.url.split("?")[0],
       statusCode: reply.statusCode,
       ...(Number.isFinite(elapsed) && { ms: Math.round(elapsed * 10) / 10 }),
     },

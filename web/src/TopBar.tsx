@@ -9,6 +9,7 @@ const NAV = [
   ["board", "Board"],
   ["agents", "Agents"],
   ["runtimes", "Runtimes"],
+  ["autopilots", "Autopilots"],
   ["approvals", "Approvals"],
   ["calls", "Calls"],
   ["settings", "Settings"],

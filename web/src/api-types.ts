@@ -3,6 +3,7 @@
 // nothing else of the server (nor zod) is bundled.
 // Beside them, the words the dashboard shows for the API's enum values, checked to cover every value.
 import type { z } from "zod";
+import type { runSchema as autopilotRunSchema, autopilotSchema } from "../../src/autopilots/schemas.ts";
 import { OPEN_TASK_STATUSES as OPEN_TASKS } from "../../src/db/enums.ts";
 import type { eventSchema } from "../../src/events/schemas.ts";
 import type { deliverySchema, webhookSchema, webhookWithSecretSchema } from "../../src/events/webhooks/schemas.ts";
@@ -27,6 +28,8 @@ import type {
 import type { approvalSchema, TaskStatus, taskSchema } from "../../src/work/schemas.ts";
 
 export type Issue = z.output<typeof issueSchema>;
+export type Autopilot = z.output<typeof autopilotSchema>;
+export type AutopilotRun = z.output<typeof autopilotRunSchema>;
 export type IssueStatus = z.output<typeof issueStatusSchema>;
 type Priority = z.output<typeof issuePrioritySchema>;
 export type Member = z.output<typeof memberSchema>;

@@ -11,7 +11,13 @@ import { notFound } from "../../http/errors.ts";
  * each checks what it depends on (a project, a parent, a label) only after the writers before it committed.
  */
 export function changingIssueLists<T>(db: Db, workspaceId: string, work: (trx: Db) => Promise<T>): Promise<T> {
-  return db.transaction().execute(async (trx) => {
+  // Given a caller's transaction (an autopilot's fire), the bump is its next statement there.
+  if (db.isTransaction) return bumpThen(db, workspaceId, work);
+  return db.transaction().execute((trx) => bumpThen(trx, workspaceId, work));
+}
+
+async function bumpThen<T>(trx: Db, workspaceId: string, work: (trx: Db) => Promise<T>): Promise<T> {
+  {
     const bumped = await trx
       .updateTable("workspaces")
       .set((eb) => ({ issue_list_version: eb("issue_list_version", "+", 1) }))
@@ -20,5 +26,5 @@ export function changingIssueLists<T>(db: Db, workspaceId: string, work: (trx: D
     // Deleted meanwhile: the workspace's deletion took its row's lock first (db/lock-order.ts), and committed.
     if (Number(bumped.numUpdatedRows) === 0) throw notFound("Workspace");
     return work(trx);
-  });
+  }
 }

@@ -7,6 +7,7 @@ import { type Db, isPostgres } from "../../db/index.ts";
 import type { IssuesTable } from "../../db/schema.ts";
 import { isId, newId, now, toJson } from "../../db/values.ts";
 import { diffFields, recordActivity } from "../../events/activity.ts";
+import type { EventActor } from "../../events/outbox.ts";
 import { forbidden, invalid, notFound } from "../../http/errors.ts";
 import { withNames } from "../names.ts";
 import { getProject } from "../projects/service.ts";
@@ -53,7 +54,17 @@ async function checkParent(db: Db, workspaceId: string, parentId: string, issueI
   }
 }
 
-export async function createIssue(db: Db, workspaceId: string, body: CreateIssueFields, actor: Actor): Promise<Issue> {
+/**
+ * Creates the issue as `actor` (its creator). `recordedAs` is who its activity names when that is not the creator:
+ * an autopilot creates issues in its creator's name.
+ */
+export async function createIssue(
+  db: Db,
+  workspaceId: string,
+  body: CreateIssueFields,
+  actor: Actor,
+  recordedAs: EventActor = actor,
+): Promise<Issue> {
   return changingIssueLists(db, workspaceId, async (trx) => {
     // `!= null`, not truthiness: an empty string is an id that names nothing (404), not an absent one.
     if (body.project_id != null) await getProject(trx, workspaceId, body.project_id);
@@ -104,7 +115,7 @@ export async function createIssue(db: Db, workspaceId: string, body: CreateIssue
       entityType: "issue",
       entityId: issue.id,
       issueId: issue.id,
-      actor,
+      actor: recordedAs,
       action: "issue.created",
       details: { title: issue.title, identifier: issue.identifier },
     });

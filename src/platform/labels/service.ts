@@ -7,6 +7,7 @@ import { isUniqueViolation } from "../../db/index.ts";
 import type { LabelsTable } from "../../db/schema.ts";
 import { newId, now } from "../../db/values.ts";
 import { diffFields, recordActivity } from "../../events/activity.ts";
+import type { EventActor } from "../../events/outbox.ts";
 import { conflict } from "../../http/errors.ts";
 import { changingIssueLists } from "../issues/list-version.ts";
 import { getIssue } from "../issues/service.ts";
@@ -140,7 +141,7 @@ async function changeLink(
   workspaceId: string,
   issueId: string,
   labelId: string,
-  actor: Actor,
+  actor: EventActor,
   action: "label.linked" | "label.unlinked",
   change: (trx: Db, link: { issue_id: string; label_id: string }) => Promise<boolean>,
 ): Promise<void> {
@@ -166,7 +167,7 @@ export async function linkLabel(
   workspaceId: string,
   issueId: string,
   labelId: string,
-  actor: Actor,
+  actor: EventActor,
 ): Promise<void> {
   await changeLink(db, workspaceId, issueId, labelId, actor, "label.linked", async (trx, link) => {
     const inserted = await trx

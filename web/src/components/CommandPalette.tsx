@@ -45,6 +45,7 @@ export function CommandPalette({ onClose }: { onClose: () => void }) {
     ["Board", "board"],
     ["Agents", "agents"],
     ["Runtimes", "runtimes"],
+    ["Autopilots", "autopilots"],
     ["Approvals", "approvals"],
     ["Calls", "calls"],
     ["Settings", "settings"],

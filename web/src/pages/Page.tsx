@@ -4,6 +4,7 @@ import { match } from "../router.tsx";
 import { AgentPage } from "./AgentPage.tsx";
 import { Agents } from "./Agents.tsx";
 import { Approvals } from "./Approvals.tsx";
+import { Autopilots } from "./Autopilots.tsx";
 import { Board } from "./Board.tsx";
 import { Calls } from "./Calls.tsx";
 import { IssuePage } from "./IssuePage.tsx";
@@ -34,6 +35,8 @@ export function Page({ path }: { path: string }) {
       return <Runtimes />;
     case "approvals":
       return <Approvals />;
+    case "autopilots":
+      return <Autopilots />;
     case "calls":
       return <Calls />;
     case "settings":

@@ -1,0 +1,236 @@
+// One fire of an autopilot, in one transaction: the claim (a unique run row per what fired it), the overlap and
+// hourly-cap checks, the issue created in the creator's name and assigned to the agent (whose task the platform's
+// work hooks queue in the same transaction), and the `autopilot.fired|skipped` event. Whatever the number of
+// processes, a claim is made once: the loser of a race finds the winner's run and answers `duplicate`.
+import type { Db } from "../db/index.ts";
+import { isPostgres } from "../db/index.ts";
+import { holdWorkspace } from "../db/lock-order.ts";
+import type { AutopilotRunsTable, AutopilotsTable } from "../db/schema.ts";
+import { newId, now, timestampAt } from "../db/values.ts";
+import { appendEvent } from "../events/append.ts";
+import type { EventActor } from "../events/outbox.ts";
+import { changingIssueLists } from "../platform/issues/list-version.ts";
+import { createIssue } from "../platform/issues/service.ts";
+import { linkLabel } from "../platform/labels/service.ts";
+import { templateOf } from "./rows.ts";
+import { renderTemplate } from "./template.ts";
+
+export type TriggerKind = AutopilotRunsTable["trigger_kind"];
+
+export interface Fire {
+  workspaceId: string;
+  autopilotId: string;
+  triggerKind: TriggerKind;
+  triggerIndex: number | null;
+  /** What fired it, unique per autopilot; null (manual) never collides. */
+  claimKey: string | null;
+  /** A claim older than this (ISO timestamp) may be made again: webhook Idempotency-Keys hold for 24 h. */
+  reclaimBefore?: string;
+  firedAt: Date;
+  timezone: string;
+  payload?: unknown;
+  event?: unknown;
+}
+
+export type FireOutcome =
+  | { status: "issue_created" | "skipped" | "failed"; runId: string; issueId: string | null }
+  | { status: "duplicate"; runId: string }
+  /** The autopilot is gone, or (for anything but a manual fire) disabled. */
+  | { status: "gone" };
+
+export interface FireSettings {
+  maxFiresPerHour: number;
+}
+
+const CLOSED_STATUSES = ["done", "cancelled"];
+const HOUR_MS = 3_600_000;
+
+/** Fires in a transaction of its own. */
+export function fire(db: Db, request: Fire, settings: FireSettings): Promise<FireOutcome> {
+  return changingIssueLists(db, request.workspaceId, (trx) => fireIn(trx, request, settings));
+}
+
+/**
+ * Fires inside `trx`, which holds the workspace row already (changingIssueLists): the autopilot's agent and then its
+ * row are locked next (db/lock-order.ts), so fires of one autopilot run one at a time and see each other's runs.
+ */
+export async function fireIn(trx: Db, request: Fire, settings: FireSettings): Promise<FireOutcome> {
+  const autopilot = await lockAutopilot(trx, request);
+  if (!autopilot) return { status: "gone" };
+  const disabled = Number(autopilot.enabled) !== 1;
+  // A call to a paused autopilot's webhook is answered (and kept) as skipped; other triggers just do not fire.
+  if (disabled && request.triggerKind !== "manual" && request.triggerKind !== "webhook") return { status: "gone" };
+
+  const skipReason =
+    disabled && request.triggerKind === "webhook" ? "disabled" : await reasonToSkip(trx, autopilot, settings);
+  const run: AutopilotRunsTable = {
+    id: newId(),
+    autopilot_id: autopilot.id,
+    workspace_id: autopilot.workspace_id,
+    trigger_kind: request.triggerKind,
+    trigger_index: request.triggerIndex,
+    claim_key: request.claimKey,
+    status: skipReason ? "skipped" : "issue_created",
+    reason: skipReason ?? null,
+    issue_id: null,
+    created_at: now(),
+  };
+  if (!(await claim(trx, run, request.reclaimBefore))) {
+    const first = await trx
+      .selectFrom("autopilot_runs")
+      .select("id")
+      .where("autopilot_id", "=", autopilot.id)
+      .where("claim_key", "=", request.claimKey)
+      .executeTakeFirstOrThrow();
+    return { status: "duplicate", runId: first.id };
+  }
+  const actor: EventActor = { type: "autopilot", id: autopilot.id };
+  const base = { workspaceId: autopilot.workspace_id, entityType: "autopilot", entityId: autopilot.id, actor };
+  if (skipReason) {
+    await appendEvent(trx, {
+      ...base,
+      type: "autopilot.skipped",
+      data: { name: autopilot.name, run_id: run.id, trigger_kind: run.trigger_kind, reason: skipReason },
+    });
+    return { status: "skipped", runId: run.id, issueId: null };
+  }
+
+  const problem = await missingProject(trx, autopilot);
+  if (problem) {
+    await trx
+      .updateTable("autopilot_runs")
+      .set({ status: "failed", reason: problem })
+      .where("id", "=", run.id)
+      .execute();
+    return { status: "failed", runId: run.id, issueId: null };
+  }
+  const template = templateOf(autopilot);
+  const context = {
+    firedAt: request.firedAt,
+    timezone: request.timezone,
+    autopilot: autopilot.name,
+    trigger: request.triggerKind,
+    payload: request.payload,
+    event: request.event,
+  };
+  const title = renderTemplate(template.title, context).trim().slice(0, 500) || autopilot.name;
+  const description = template.description === null ? null : renderTemplate(template.description, context);
+  const issue = await createIssue(
+    trx,
+    autopilot.workspace_id,
+    {
+      title,
+      description: description?.slice(0, 100_000) ?? null,
+      project_id: autopilot.project_id,
+      status: "todo",
+      priority: template.priority,
+      assignee_type: "agent",
+      assignee_id: autopilot.agent_id,
+    },
+    { type: "member", id: autopilot.created_by },
+    actor,
+  );
+  for (const labelId of await existingLabels(trx, autopilot.workspace_id, template.labels)) {
+    await linkLabel(trx, autopilot.workspace_id, issue.id, labelId, actor);
+  }
+  await trx.updateTable("autopilot_runs").set({ issue_id: issue.id }).where("id", "=", run.id).execute();
+  await trx.updateTable("autopilots").set({ last_fired_at: run.created_at }).where("id", "=", autopilot.id).execute();
+  await appendEvent(trx, {
+    ...base,
+    issueId: issue.id,
+    type: "autopilot.fired",
+    data: { name: autopilot.name, run_id: run.id, trigger_kind: run.trigger_kind, issue_id: issue.id },
+  });
+  return { status: "issue_created", runId: run.id, issueId: issue.id };
+}
+
+/** Holds the workspace's agent and then the autopilot's row (PostgreSQL) until commit; undefined when gone. */
+export async function lockAutopilot(
+  trx: Db,
+  request: Pick<Fire, "workspaceId" | "autopilotId">,
+): Promise<AutopilotsTable | undefined> {
+  const found = await trx
+    .selectFrom("autopilots")
+    .select("agent_id")
+    .where("id", "=", request.autopilotId)
+    .where("workspace_id", "=", request.workspaceId)
+    .executeTakeFirst();
+  if (!found || !(await holdWorkspace(trx, request.workspaceId, { agentId: found.agent_id }))) return undefined;
+  return trx
+    .selectFrom("autopilots")
+    .selectAll()
+    .where("id", "=", request.autopilotId)
+    .$if(isPostgres(trx), (query) => query.forNoKeyUpdate())
+    .executeTakeFirst();
+}
+
+/** `overlap: skip` while its last issue is open; the hourly cap. */
+async function reasonToSkip(trx: Db, autopilot: AutopilotsTable, settings: FireSettings): Promise<string | undefined> {
+  if (autopilot.overlap === "skip") {
+    const last = await trx
+      .selectFrom("autopilot_runs as r")
+      .innerJoin("issues as i", "i.id", "r.issue_id")
+      .select(["i.status", "i.number"])
+      .where("r.autopilot_id", "=", autopilot.id)
+      .where("r.status", "=", "issue_created")
+      .orderBy("r.created_at", "desc")
+      .limit(1)
+      .executeTakeFirst();
+    if (last && !CLOSED_STATUSES.includes(last.status)) return "overlap: its last issue is still open";
+  }
+  const since = timestampAt(Date.now() - HOUR_MS);
+  const fired = await trx
+    .selectFrom("autopilot_runs")
+    .select((eb) => eb.fn.countAll<number>().as("count"))
+    .where("autopilot_id", "=", autopilot.id)
+    .where("status", "=", "issue_created")
+    .where("created_at", ">", since)
+    .executeTakeFirstOrThrow();
+  if (Number(fired.count) >= settings.maxFiresPerHour) return "rate limit";
+  return undefined;
+}
+
+/**
+ * Inserts the run unless its claim is taken; a claim older than `reclaimBefore` is released first (the later of two
+ * racing releases finds nothing left to release, and its insert then meets the earlier's claim).
+ */
+async function claim(trx: Db, run: AutopilotRunsTable, reclaimBefore: string | undefined): Promise<boolean> {
+  if (run.claim_key !== null && reclaimBefore !== undefined) {
+    await trx
+      .updateTable("autopilot_runs")
+      .set({ claim_key: null })
+      .where("autopilot_id", "=", run.autopilot_id)
+      .where("claim_key", "=", run.claim_key)
+      .where("created_at", "<", reclaimBefore)
+      .execute();
+  }
+  const inserted = await trx
+    .insertInto("autopilot_runs")
+    .values(run)
+    .onConflict((conflict) => conflict.columns(["autopilot_id", "claim_key"]).doNothing())
+    .executeTakeFirst();
+  return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+async function missingProject(trx: Db, autopilot: AutopilotsTable): Promise<string | undefined> {
+  if (autopilot.project_id === null) return undefined;
+  const project = await trx
+    .selectFrom("projects")
+    .select("id")
+    .where("id", "=", autopilot.project_id)
+    .where("workspace_id", "=", autopilot.workspace_id)
+    .executeTakeFirst();
+  return project ? undefined : "Project not found";
+}
+
+async function existingLabels(trx: Db, workspaceId: string, labelIds: string[]): Promise<string[]> {
+  if (labelIds.length === 0) return [];
+  const rows = await trx
+    .selectFrom("labels")
+    .select("id")
+    .where("workspace_id", "=", workspaceId)
+    .where("id", "in", labelIds)
+    .execute();
+  const found = new Set(rows.map((row) => row.id));
+  return labelIds.filter((id) => found.has(id));
+}
