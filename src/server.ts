@@ -30,6 +30,7 @@ import { ServerMetrics } from "./ops/metrics.ts";
 import { opsRoutes } from "./ops/routes.ts";
 import { platformRoutes } from "./platform/index.ts";
 import type { IssuePageCache } from "./platform/issues/page-cache.ts";
+import { skillsPlugin } from "./skills/index.ts";
 import type { ToolRegistry } from "./tools/registry.ts";
 import { VERSION } from "./version.ts";
 import { DEFAULT_DIST_DIR, webRoutes } from "./web/index.ts";
@@ -103,7 +104,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   await app.register(cors, {
     origin: (origin, allow) =>
       allow(null, origin === undefined || !listensOnLoopbackOnly(app.server) || originIsLoopback(origin)),
-    methods: ["GET", "HEAD", "POST", "PATCH", "DELETE"],
+    methods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"],
     exposedHeaders: ["Mcp-Session-Id", "WWW-Authenticate"],
   });
   await app.register(swagger, openapiOptions(VERSION));
@@ -159,6 +160,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     mcpTargets,
     drain,
   });
+  await app.register(skillsPlugin, { db, authenticator });
   await app.register(aguiRoutes, {
     db,
     authenticator,
