@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { actorTypeSchema, text, title } from "../../api/fields.ts";
+import { actorTypeSchema, idField, text, title } from "../../api/fields.ts";
 import { pageQuery } from "../../api/pagination.ts";
 
 export const AGENT_STATUSES = ["idle", "working", "blocked", "error", "offline"] as const;
@@ -115,6 +115,12 @@ export type McpServerView = z.infer<typeof mcpServerView>;
 
 const runtimeConfigView = z.object({ mcp_servers: z.array(mcpServerView).optional() }).catchall(z.unknown());
 
+/** Ids of skills of the agent's workspace, in the order its runs list them. */
+const skills = z
+  .array(idField)
+  .max(100)
+  .refine((ids) => new Set(ids).size === ids.length, { message: "Skill ids must not repeat" });
+
 const maxConcurrentTasks = z.number().int().min(1).max(100);
 const ownerId = text(100).min(1);
 
@@ -127,6 +133,7 @@ export const agentSchema = z
     instructions: z.string().nullable(),
     model: z.string().nullable(),
     tools: z.array(z.string()),
+    skills: z.array(z.string()).meta({ description: "Ids of the skills the agent carries" }),
     status: agentStatusSchema,
     runtime_mode: runtimeModeSchema,
     runtime_config: runtimeConfigView,
@@ -152,6 +159,7 @@ export const createAgentBody = z
     instructions: text(100_000).nullable().optional(),
     model: model.nullable().optional(),
     tools: tools.default([]),
+    skills: skills.default([]),
     status: agentStatusSchema.default("offline"),
     runtime_mode: runtimeModeSchema.default("local"),
     runtime_config: runtimeConfigInput.nullable().default({}),
@@ -169,6 +177,7 @@ export const updateAgentBody = z
     instructions: text(100_000).nullable().optional(),
     model: model.nullable().optional(),
     tools: tools.optional(),
+    skills: skills.optional(),
     status: agentStatusSchema.optional(),
     runtime_mode: runtimeModeSchema.optional(),
     runtime_config: runtimeConfigInput.optional(),
