@@ -175,6 +175,8 @@ const settingsSchema = z.object({
      * server would otherwise reach its own network for anyone who can make a workspace. On in dev, off elsewhere.
      */
     mcpAllowPrivate: fromEnv("AGENT_MCP_ALLOW_PRIVATE", flag().optional()),
+    /** A runner that has not called for this long is offline, with its runtimes. */
+    runnerOfflineMs: fromEnv("RUNNER_OFFLINE_MS", positiveWholeNumber("milliseconds", 60_000)),
   }),
   operations: z.object({
     /** After SIGTERM, how long the process keeps serving (with /ready at 503) so load balancers stop sending to it. */

@@ -30,6 +30,8 @@ import { ServerMetrics } from "./ops/metrics.ts";
 import { opsRoutes } from "./ops/routes.ts";
 import { platformRoutes } from "./platform/index.ts";
 import type { IssuePageCache } from "./platform/issues/page-cache.ts";
+import { runtimesPlugin } from "./runtimes/index.ts";
+import { tasksWaitingForRuntime } from "./runtimes/waiting.ts";
 import { skillsPlugin } from "./skills/index.ts";
 import type { ToolRegistry } from "./tools/registry.ts";
 import { VERSION } from "./version.ts";
@@ -159,7 +161,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     settings: config.work,
     mcpTargets,
     drain,
+    waitingForRuntime: tasksWaitingForRuntime,
   });
+  await app.register(runtimesPlugin, { db, databaseUrl: config.databaseUrl, authenticator, settings: config.work });
   await app.register(skillsPlugin, { db, authenticator });
   await app.register(aguiRoutes, {
     db,

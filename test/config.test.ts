@@ -139,9 +139,13 @@ describe("config", () => {
       mcpConnectTimeoutMs: 10_000,
       mcpStdio: true,
       mcpAllowPrivate: true,
+      runnerOfflineMs: 60_000,
     });
     const config = loadConfig({ AGENT_WORKERS: "0", TASK_MAX_ATTEMPTS: "5", TASK_LEASE_MS: "1500" });
     expect(config.work).toMatchObject({ workers: 0, maxAttempts: 5, leaseMs: 1_500 });
+    expect(configError({ RUNNER_OFFLINE_MS: "soon" })).toBe(
+      "Invalid configuration: RUNNER_OFFLINE_MS must be a whole number of milliseconds",
+    );
   });
 
   it("pools DATABASE_POOL_SIZE PostgreSQL connections, 10 unless set", () => {

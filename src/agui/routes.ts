@@ -142,6 +142,7 @@ export async function aguiRoutes(app: FastifyInstance, options: AguiOptions): Pr
 /** Threads of different callers never meet: an API key's workspace, a user, or anonymous (dev only). */
 function scopeOf(principal: Principal | undefined): string {
   if (principal?.apiKey) return `ws:${principal.apiKey.workspaceId}`;
+  if (principal?.agent) return `task:${principal.agent.taskId}`;
   if (principal) return `user:${principal.user.id}`;
   return "anon";
 }

@@ -29,7 +29,11 @@ declare module "fastify" {
   }
 }
 
-export const actorOf = (request: FastifyRequest): Actor => ({ type: "member", id: request.principal.user.id });
+/** A task token's caller acts as its agent; everyone else as the member they are. */
+export const actorOf = (request: FastifyRequest): Actor =>
+  request.principal.agent
+    ? { type: "agent", id: request.principal.agent.id }
+    : { type: "member", id: request.principal.user.id };
 
 /**
  * For routes that change who holds access (API keys, members, workspaces themselves): a leaked key must not be able
@@ -37,6 +41,7 @@ export const actorOf = (request: FastifyRequest): Actor => ({ type: "member", id
  */
 export async function refuseApiKeyCallers(request: FastifyRequest): Promise<void> {
   if (request.principal.apiKey) throw forbidden("This needs a signed-in user, not an API key");
+  if (request.principal.agent) throw forbidden("This needs a signed-in user, not a task token");
 }
 
 /** Every route registered inside `app` needs a valid credential. */

@@ -9,6 +9,7 @@ import { hashApiKey, looksLikeApiKey } from "./api-key-secrets.ts";
 import { type MemberReads, memberReads } from "./member-reads.ts";
 import type { Membership, Role } from "./membership.ts";
 import type { Principal } from "./principal.ts";
+import { hashSecret, looksLikeRunnerToken, looksLikeTaskToken, sameSecretHash } from "./runner-credentials.ts";
 import type { TokenService } from "./tokens.ts";
 
 export const MESSAGES = {
@@ -16,7 +17,17 @@ export const MESSAGES = {
   badFormat: "Invalid Authorization header format. Use: Bearer <token>",
   badToken: "Invalid or expired token",
   badApiKey: "Invalid API key",
+  runnerTokenElsewhere: "A runner token works on the runner API only",
+  badRunnerToken: "Invalid or revoked runner token",
+  notRunnerToken: "The runner API needs a runner token (Authorization: Bearer apr_…)",
+  badTaskToken: "Invalid task token, or its task has ended",
 } as const;
+
+/** A runner token's standing: which token, of which workspace. */
+export interface RunnerCredential {
+  tokenId: string;
+  workspaceId: string;
+}
 
 const LAST_USED_PRECISION_MS = 60_000;
 
@@ -33,18 +44,27 @@ const access = (principal: Principal, workspaceId: string, role: Role, version: 
   issueListVersion: Number(version),
 });
 
-type Credential = { kind: "apiKey" | "token"; value: string };
+type Credential = { kind: "apiKey" | "token" | "runnerToken" | "taskToken"; value: string };
+
+function kindOf(credential: string): Credential["kind"] {
+  if (looksLikeApiKey(credential)) return "apiKey";
+  if (looksLikeRunnerToken(credential)) return "runnerToken";
+  return looksLikeTaskToken(credential) ? "taskToken" : "token";
+}
 
 /** The credential sent, by its header; a malformed Authorization header is a 401. */
 function credentialOf(headers: IncomingHttpHeaders): Credential | undefined {
   const apiKeyHeader = headers["x-api-key"];
-  if (typeof apiKeyHeader === "string" && apiKeyHeader !== "") return { kind: "apiKey", value: apiKeyHeader.trim() };
+  if (typeof apiKeyHeader === "string" && apiKeyHeader !== "") {
+    const value = apiKeyHeader.trim();
+    return { kind: kindOf(value) === "token" ? "apiKey" : kindOf(value), value };
+  }
   const authorization = headers.authorization;
   if (authorization === undefined || authorization === "") return undefined;
   const match = /^bearer\s+(\S+)\s*$/i.exec(authorization);
   if (!match?.[1]) throw unauthorized(MESSAGES.badFormat);
   const credential = match[1];
-  return { kind: looksLikeApiKey(credential) ? "apiKey" : "token", value: credential };
+  return { kind: kindOf(credential), value: credential };
 }
 
 export class Authenticator {
@@ -64,7 +84,30 @@ export class Authenticator {
   async authenticate(headers: IncomingHttpHeaders): Promise<Principal | undefined> {
     const credential = credentialOf(headers);
     if (!credential) return undefined;
-    return credential.kind === "apiKey" ? this.fromApiKey(credential.value) : this.fromToken(credential.value);
+    switch (credential.kind) {
+      case "apiKey":
+        return this.fromApiKey(credential.value);
+      case "runnerToken":
+        throw unauthorized(MESSAGES.runnerTokenElsewhere);
+      case "taskToken":
+        return (await this.taskTokenRow(credential.value)).principal;
+      case "token":
+        return this.fromToken(credential.value);
+    }
+  }
+
+  /** The runner API's check: a runner token that still holds, else 401 (any other credential included). */
+  async requireRunner(headers: IncomingHttpHeaders): Promise<RunnerCredential> {
+    const credential = credentialOf(headers);
+    if (credential?.kind !== "runnerToken") throw unauthorized(MESSAGES.notRunnerToken);
+    const hash = hashSecret(credential.value);
+    const row = await this.db
+      .selectFrom("runner_tokens")
+      .select(["id", "workspace_id", "token_hash"])
+      .where("token_hash", "=", hash)
+      .executeTakeFirst();
+    if (!row || !sameSecretHash(row.token_hash, hash)) throw unauthorized(MESSAGES.badRunnerToken);
+    return { tokenId: row.id, workspaceId: row.workspace_id };
   }
 
   /** Like authenticate, but a missing credential is a 401 too. */
@@ -88,6 +131,13 @@ export class Authenticator {
       const key = await this.apiKeyRow(credential.value);
       if (key.workspace_id !== workspaceId) throw forbidden();
       return access(key.principal, workspaceId, key.role, key.issue_list_version);
+    }
+    if (credential.kind === "runnerToken") throw unauthorized(MESSAGES.runnerTokenElsewhere);
+    if (credential.kind === "taskToken") {
+      const task = await this.taskTokenRow(credential.value);
+      if (task.workspaceId !== workspaceId) throw forbidden();
+      // An agent acts with a member's rights, never an admin's.
+      return access(task.principal, workspaceId, "member", task.issueListVersion);
     }
     const claims = await this.tokens.verify(credential.value);
     if (!claims) throw unauthorized(MESSAGES.badToken);
@@ -121,6 +171,32 @@ export class Authenticator {
       apiKey: { id: row.keyId, workspaceId: row.workspace_id },
     };
     return { principal, workspace_id: row.workspace_id, role: row.role, issue_list_version: row.issue_list_version };
+  }
+
+  /** The agent a task token acts as, while its task runs; 401 otherwise. */
+  private async taskTokenRow(token: string) {
+    const hash = hashSecret(token);
+    const row = await this.db
+      .selectFrom("tasks")
+      .innerJoin("agents", "agents.id", "tasks.agent_id")
+      .innerJoin("workspaces", "workspaces.id", "tasks.workspace_id")
+      .select([
+        "tasks.id as task_id",
+        "tasks.token_hash",
+        "agents.id as agent_id",
+        "agents.name",
+        "tasks.workspace_id",
+        "workspaces.issue_list_version",
+      ])
+      .where("tasks.token_hash", "=", hash)
+      .where("tasks.status", "=", "running")
+      .executeTakeFirst();
+    if (!row?.token_hash || !sameSecretHash(row.token_hash, hash)) throw unauthorized(MESSAGES.badTaskToken);
+    const principal: Principal = {
+      user: { id: row.agent_id, name: row.name, email: "" },
+      agent: { id: row.agent_id, workspaceId: row.workspace_id, taskId: row.task_id },
+    };
+    return { principal, workspaceId: row.workspace_id, issueListVersion: row.issue_list_version };
   }
 
   /** Records last use at minute precision, off the request's path: one write per key per minute at most. */

@@ -3,7 +3,7 @@
 import type { Db } from "../db/index.ts";
 import { isId } from "../db/values.ts";
 import { forbidden } from "../http/errors.ts";
-import type { Principal } from "./principal.ts";
+import { boundWorkspace, type Principal } from "./principal.ts";
 
 export type Role = "owner" | "admin" | "member";
 const RANK: Record<Role, number> = { member: 1, admin: 2, owner: 3 };
@@ -18,7 +18,9 @@ export interface Membership {
 
 /** The caller's membership of the workspace; 403 for a non-member, an unknown workspace or another workspace's key. */
 export async function loadMembership(db: Db, principal: Principal, workspaceId: string): Promise<Membership> {
-  if (principal.apiKey && principal.apiKey.workspaceId !== workspaceId) throw forbidden();
+  const bound = boundWorkspace(principal);
+  if (bound !== undefined && bound !== workspaceId) throw forbidden();
+  if (principal.agent) return { workspaceId, userId: principal.user.id, role: "member" };
   // Not an id at all (e.g. a NUL byte, which PostgreSQL refuses): no workspace of which anyone is a member.
   if (!isId(workspaceId)) throw forbidden();
   const member = await db

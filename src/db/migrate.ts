@@ -10,6 +10,7 @@ import * as mcpSessions from "./migrations/0008_mcp_sessions.ts";
 import * as callWorkspace from "./migrations/0009_call_workspace.ts";
 import * as taskUrgency from "./migrations/0010_task_urgency.ts";
 import * as webhookFairness from "./migrations/0011_webhook_fairness.ts";
+import * as runtimes from "./migrations/0014_runtimes.ts";
 import * as skills from "./migrations/0016_skills.ts";
 
 // Listed here rather than read from disk so migrations work the same under tsx, a bundle or a test runner.
@@ -25,6 +26,7 @@ const migrations: Record<string, Migration> = {
   "0009_call_workspace": callWorkspace,
   "0010_task_urgency": taskUrgency,
   "0011_webhook_fairness": webhookFairness,
+  "0014_runtimes": runtimes,
   "0016_skills": skills,
 };
 

@@ -122,6 +122,8 @@ export interface AgentsTable {
   owner_id: string | null;
   created_at: string;
   updated_at: string;
+  /** The selectors of `runtime_config.runtime` as JSON: null while the agent runs in-process. */
+  runtime_select: string | null;
 }
 
 export interface ActivityTable {
@@ -276,6 +278,13 @@ export interface TasksTable {
   updated_at: string;
   started_at: string | null;
   finished_at: string | null;
+  /** The runtime of the runner that holds (or last held) it; null for in-process work. */
+  runtime_id: string | null;
+  /** SHA-256 of the task token handed to the runner with it; valid while the task runs. */
+  token_hash: string | null;
+  /** The agent CLI's resume pointer, as the runner reported it. */
+  session_id: string | null;
+  work_dir: string | null;
 }
 
 export interface RunsTable {
@@ -368,6 +377,55 @@ export interface AgentLiveRunsTable {
   expires_at: string;
 }
 
+export interface RunnerTokensTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  token_hash: string;
+  created_by: string | null;
+  created_at: string;
+}
+
+export interface RunnersTable {
+  id: string;
+  workspace_id: string;
+  /** The `runner_id` the runner chose and sends on every call. */
+  runner_key: string;
+  name: string;
+  host: string | null;
+  version: string;
+  status: string;
+  last_seen_at: string;
+  created_at: string;
+}
+
+export interface RuntimesTable {
+  id: string;
+  workspace_id: string;
+  runner_id: string;
+  name: string;
+  kind: string;
+  version: string | null;
+  tags: string; // JSON array of words
+  status: string;
+  /** 1 while the runner's last registration listed it. */
+  offered: number;
+  max_concurrent_tasks: number;
+  created_at: string;
+}
+
+/** A task handed to a runner, kept after the task ends or goes away. */
+export interface RunnerClaimsTable {
+  task_id: string;
+  runner_id: string;
+  run_id: string;
+  /** The task's input_version when claimed: a trigger folded in later asks for another run. */
+  input_version: number;
+  /** How the runner's part ended: succeeded, failed, or dropped (told to stop); null while it works. */
+  ended: string | null;
+  claimed_at: string;
+}
+
 export interface SkillsTable {
   id: string;
   workspace_id: string;
@@ -426,6 +484,10 @@ export interface Database {
   mcp_sessions: McpSessionsTable;
   mcp_session_messages: McpSessionMessagesTable;
   agent_live_runs: AgentLiveRunsTable;
+  runner_tokens: RunnerTokensTable;
+  runners: RunnersTable;
+  runtimes: RuntimesTable;
+  runner_claims: RunnerClaimsTable;
   skills: SkillsTable;
   skill_files: SkillFilesTable;
   agent_skills: AgentSkillsTable;

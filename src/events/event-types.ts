@@ -48,4 +48,8 @@ export const EVENT_TYPES = [
   "run.finished",
   "approval.requested",
   "approval.decided",
+  "runner_token.created",
+  "runner_token.revoked",
+  "runtime.online",
+  "runtime.offline",
 ] as const;

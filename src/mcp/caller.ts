@@ -13,6 +13,8 @@ const NOT_THE_SESSION_OWNER = "This session was opened with another credential";
 const KEY_OF_ANOTHER_WORKSPACE = "This API key belongs to another workspace";
 
 const ANONYMOUS_OWNER = "anonymous";
+/** Owners of sessions opened with a task token: their user is the task's agent. */
+export const TASK_OWNER_PREFIX = "task:";
 
 /** What telling callers apart needs. */
 export interface CallerChecks {
@@ -92,6 +94,12 @@ async function principalCaller(
   workspaceId: string | undefined,
 ): Promise<Caller> {
   const userId = principal.user.id;
+  if (principal.agent) {
+    // A task token: the agent's tools in the agent's workspace, acting as the agent.
+    const { id: agentId, workspaceId: bound, taskId } = principal.agent;
+    if (workspaceId !== undefined && workspaceId !== bound) throw new HttpError(403, KEY_OF_ANOTHER_WORKSPACE);
+    return { scope: { workspaceId: bound, userId: agentId, agentId }, owner: `${TASK_OWNER_PREFIX}${taskId}` };
+  }
   if (principal.apiKey) {
     if (workspaceId !== undefined && workspaceId !== principal.apiKey.workspaceId) {
       throw new HttpError(403, KEY_OF_ANOTHER_WORKSPACE);
@@ -131,6 +139,7 @@ function sameHash(a: string | undefined, b: string | undefined): boolean {
 class RequestCaller implements ToolContext {
   readonly workspaceId?: string;
   readonly userId?: string;
+  readonly agentId?: string;
   private controller?: AbortController;
 
   constructor(
@@ -139,6 +148,7 @@ class RequestCaller implements ToolContext {
   ) {
     if (caller.workspaceId !== undefined) this.workspaceId = caller.workspaceId;
     if (caller.userId !== undefined) this.userId = caller.userId;
+    if (caller.agentId !== undefined) this.agentId = caller.agentId;
   }
 
   get signal(): AbortSignal {

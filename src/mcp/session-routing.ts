@@ -9,7 +9,7 @@ import { sql } from "kysely";
 import type { Db } from "../db/index.ts";
 import { type ListenerLog, PostgresListener } from "../db/listener.ts";
 import { newId, now, timestampAt } from "../db/values.ts";
-import type { Caller } from "./caller.ts";
+import { type Caller, TASK_OWNER_PREFIX } from "./caller.ts";
 
 /** What the holder of a session is told. */
 export type SessionDelivery = { kind: "message"; sessionId: string; body: string } | { kind: "end"; sessionId: string };
@@ -116,6 +116,7 @@ class PostgresRouting implements SessionRouting {
     if (!row) return undefined;
     const scope = {
       ...(row.user_id !== null && { userId: row.user_id }),
+      ...(row.user_id !== null && row.owner.startsWith(TASK_OWNER_PREFIX) && { agentId: row.user_id }),
       ...(row.workspace_id !== null && { workspaceId: row.workspace_id }),
     };
     const opener = {

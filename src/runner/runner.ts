@@ -24,6 +24,8 @@ export interface RunnerOptions {
 /** The claim's long poll: under the server's 30 s cap, well over the heartbeat's period. */
 const CLAIM_WAIT_MS = 25_000;
 const HEARTBEAT_MS = 10_000;
+/** While tasks run, heartbeats come this often: a cancelled task's CLI is ended within 5 s. */
+const HEARTBEAT_WHILE_WORKING_MS = 2_000;
 const DEREGISTER_WITHIN_MS = 10_000;
 
 export class Runner {
@@ -33,6 +35,8 @@ export class Runner {
   private readonly stopClaiming = new AbortController();
   private readonly stopHeartbeats = new AbortController();
   private slotFreed: (() => void) | undefined;
+  /** Cuts an idle heartbeat's wait short when a task starts. */
+  private taskStarted: (() => void) | undefined;
   private unauthorized: RunnerApiError | undefined;
   private unreachableSince: number | undefined;
 
@@ -161,6 +165,7 @@ export class Runner {
       onRetry: (error, waitMs) => this.unreachable(error, waitMs),
     });
     this.running.set(task.taskId, task);
+    this.taskStarted?.();
     void task.done.finally(() => {
       this.running.delete(task.taskId);
       this.slotFreed?.();
@@ -180,7 +185,15 @@ export class Runner {
   private async heartbeats(): Promise<void> {
     const signal = this.stopHeartbeats.signal;
     while (!signal.aborted) {
-      await delay(HEARTBEAT_MS, undefined, { signal }).catch(() => {});
+      if (this.running.size > 0) await delay(HEARTBEAT_WHILE_WORKING_MS, undefined, { signal }).catch(() => {});
+      else {
+        const started = new Promise<void>((resolve) => {
+          this.taskStarted = resolve;
+        });
+        await Promise.race([delay(HEARTBEAT_MS, undefined, { signal }).catch(() => {}), started]);
+        this.taskStarted = undefined;
+        if (this.running.size > 0) continue;
+      }
       if (signal.aborted) return;
       try {
         const cancel = await this.api.heartbeat();

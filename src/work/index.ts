@@ -15,7 +15,7 @@ import { workRoutes } from "./routes.ts";
 import { RunEventStreams } from "./run-stream.ts";
 import { openWorkSignals } from "./signals.ts";
 import { TaskRunner } from "./task-run.ts";
-import { TaskService } from "./tasks.ts";
+import { TaskService, type WaitingForRuntime } from "./tasks.ts";
 import { Worker } from "./worker.ts";
 
 export interface WorkOptions {
@@ -29,6 +29,8 @@ export interface WorkOptions {
   settings: Config["work"];
   /** Where agents' HTTP MCP servers may be (every request of a run is checked). */
   mcpTargets: TargetPolicy;
+  /** Which queued tasks wait for a runtime (runtimes/). */
+  waitingForRuntime?: WaitingForRuntime;
   /** Draining (SIGTERM): the worker stops claiming; its runs go on until the server closes. */
   drain?: Drain;
 }
@@ -37,7 +39,7 @@ export async function workPlugin(app: FastifyInstance, options: WorkOptions): Pr
   const { db, settings, modelSettings } = options;
   const signals = openWorkSignals(db, options.databaseUrl, app.log);
   await signals.ready;
-  const tasks = new TaskService(db, settings.maxAttempts);
+  const tasks = new TaskService(db, settings.maxAttempts, options.waitingForRuntime);
   const streams = new RunEventStreams(db, signals, modelSettings.keepAliveMs);
   const runner = new TaskRunner({
     db,

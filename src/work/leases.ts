@@ -9,7 +9,8 @@ import { appendEvent } from "../events/append.ts";
 import { changeAgentStatus } from "../platform/agents/service.ts";
 import { agentWithRunningTasks, lockAgentWork, syncAgentStatus } from "./agent-work-status.ts";
 import type { TaskRow } from "./queue.ts";
-import { appendRunEvents, runErrorEvent } from "./run-events.ts";
+import { appendRunEvents, runErrorEvent, storeRunEvents } from "./run-events.ts";
+import { announce } from "./signals.ts";
 
 export interface ClaimSettings {
   /** Names this process in `lease_owner`. */
@@ -42,7 +43,7 @@ const CLAIMABLE = sql<boolean>`(tasks.status = 'queued' or (tasks.status = 'wait
  * A claim's locks (PostgreSQL): its tasks', and their workspaces' and agents' (db/lock-order.ts), each passed by when
  * locked otherwise, so one being deleted is not waited for, nor does its deletion wait for the claim halfway.
  */
-const LOCK_WITH_PARENTS = sql`for update of tasks skip locked for key share of agents, workspaces skip locked`;
+export const LOCK_WITH_PARENTS = sql`for update of tasks skip locked for key share of agents, workspaces skip locked`;
 
 /** How many claimable tasks one claim looks at, in case the first ones belong to agents already at their limit. */
 const CANDIDATES = 16;
@@ -74,6 +75,8 @@ export async function claimNextTask(db: Db, settings: ClaimSettings): Promise<Cl
       .select(["tasks.id", "tasks.agent_id", "tasks.resume"])
       .where(CLAIMABLE)
       .where("tasks.available_at", "<=", at)
+      // Agents bound to runtimes are the runners' (runtimes/claims.ts).
+      .where("agents.runtime_select", "is", null)
       .where((eb) => eb(eb.fn.coalesce("busy.count", eb.lit(0)), "<", eb.ref("agents.max_concurrent_tasks")))
       // The order of tasks_claim_order_idx: the next tasks are read from it without sorting the queue.
       .orderBy("tasks.urgent", "desc")
@@ -88,81 +91,108 @@ export async function claimNextTask(db: Db, settings: ClaimSettings): Promise<Cl
       const found = await agentWithRunningTasks(trx, candidate.agent_id);
       if (!found || Number(found.running_tasks) >= Number(found.max_concurrent_tasks)) continue;
       const { running_tasks: _, ...agent } = found;
-      const resumed = Number(candidate.resume) === 1;
-      const runId = resumed ? undefined : newId();
-      const task = await trx
-        .updateTable("tasks")
-        .set((eb) => ({
-          status: "running",
-          resume: 0,
-          attempt: resumed ? eb.ref("attempt") : eb("attempt", "+", 1),
-          max_attempts: eb.fn.coalesce("max_attempts", eb.val(settings.maxAttempts)),
-          ...(runId && { run_id: runId }),
-          lease_owner: settings.owner,
-          lease_expires_at: timestampAt(Date.now() + settings.leaseMs),
-          started_at: eb.fn.coalesce("started_at", eb.val(at)),
-          updated_at: at,
-        }))
-        .where("id", "=", candidate.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      const model = agent.model || settings.defaultModel;
-      let runStartedAt = at;
-      if (runId) {
-        await trx
-          .insertInto("runs")
-          .values({
-            id: runId,
-            workspace_id: task.workspace_id,
-            task_id: task.id,
-            agent_id: task.agent_id,
-            issue_id: task.issue_id,
-            status: "running",
-            model,
-            input_tokens: 0,
-            output_tokens: 0,
-            error: null,
-            comments_seen_until: null,
-            started_at: at,
-            finished_at: null,
-          })
-          .execute();
-      } else {
-        const run = await trx
-          .updateTable("runs")
-          .set({ status: "running" })
-          .where("id", "=", task.run_id)
-          .returning("started_at")
-          .executeTakeFirst();
-        runStartedAt = run?.started_at ?? at;
-      }
-      // The agent works now: its lock is held and its running tasks counted, so this is the status they call for.
-      await changeAgentStatus(trx, task.workspace_id, task.agent_id, "working", { type: "agent", id: task.agent_id });
-      await appendEvent(trx, {
-        workspaceId: task.workspace_id,
-        type: "task.started",
-        entityType: "task",
-        entityId: task.id,
-        issueId: task.issue_id,
-        actor: null,
-        data: { agent_id: task.agent_id, attempt: Number(task.attempt), run_id: task.run_id, resumed },
-      });
-      if (runId) {
-        await appendEvent(trx, {
-          workspaceId: task.workspace_id,
-          type: "run.started",
-          entityType: "run",
-          entityId: runId,
-          issueId: task.issue_id,
-          actor: null,
-          data: { task_id: task.id, agent_id: task.agent_id, model },
-        });
-      }
+      const started = await startTask(trx, candidate, agent, settings);
       const moreQueued = index < claimable.length - 1;
-      return { task, agent, runId: task.run_id ?? runId!, runStartedAt, resumed, moreQueued };
+      return { ...started, agent, moreQueued };
     }
     return undefined;
   });
+}
+
+/** What a runner's claim adds to the task and its run: the runtime that holds it and its task token's hash. */
+export interface RunnerHold {
+  runtimeId: string;
+  tokenHash: string;
+  /** Shown as the run's model: the runtime's kind and name. */
+  model: string;
+}
+
+/**
+ * Inside a claim's transaction, after the agent's room was counted under its lock: the task runs (a new run, or the
+ * waiting one resumed), the agent works, and `task.started` / `run.started` are written.
+ */
+export async function startTask(
+  trx: Db,
+  candidate: { id: string; resume: number | string },
+  agent: AgentsTable,
+  settings: ClaimSettings,
+  runner?: RunnerHold,
+): Promise<Omit<ClaimedTask, "agent" | "moreQueued">> {
+  const at = now();
+  const resumed = Number(candidate.resume) === 1;
+  const runId = resumed ? undefined : newId();
+  const task = await trx
+    .updateTable("tasks")
+    .set((eb) => ({
+      status: "running",
+      resume: 0,
+      attempt: resumed ? eb.ref("attempt") : eb("attempt", "+", 1),
+      max_attempts: eb.fn.coalesce("max_attempts", eb.val(settings.maxAttempts)),
+      ...(runId && { run_id: runId }),
+      lease_owner: settings.owner,
+      lease_expires_at: timestampAt(Date.now() + settings.leaseMs),
+      started_at: eb.fn.coalesce("started_at", eb.val(at)),
+      updated_at: at,
+      ...(runner && { runtime_id: runner.runtimeId, token_hash: runner.tokenHash }),
+    }))
+    .where("id", "=", candidate.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const model = runner?.model ?? (agent.model || settings.defaultModel);
+  let runStartedAt = at;
+  if (runId) {
+    await trx
+      .insertInto("runs")
+      .values({
+        id: runId,
+        workspace_id: task.workspace_id,
+        task_id: task.id,
+        agent_id: task.agent_id,
+        issue_id: task.issue_id,
+        status: "running",
+        model,
+        input_tokens: 0,
+        output_tokens: 0,
+        error: null,
+        comments_seen_until: null,
+        started_at: at,
+        finished_at: null,
+      })
+      .execute();
+    // A runner's run is written by the runner's reports: its start is stored here, its events after it.
+    if (runner) await storeRunEvents(trx, runId, 0, [{ type: "RUN_STARTED", threadId: task.id, runId }]);
+  } else {
+    const run = await trx
+      .updateTable("runs")
+      .set({ status: "running" })
+      .where("id", "=", task.run_id)
+      .returning("started_at")
+      .executeTakeFirst();
+    runStartedAt = run?.started_at ?? at;
+  }
+  // The agent works now: its lock is held and its running tasks counted, so this is the status they call for.
+  await changeAgentStatus(trx, task.workspace_id, task.agent_id, "working", { type: "agent", id: task.agent_id });
+  await appendEvent(trx, {
+    workspaceId: task.workspace_id,
+    type: "task.started",
+    entityType: "task",
+    entityId: task.id,
+    issueId: task.issue_id,
+    actor: null,
+    data: { agent_id: task.agent_id, attempt: Number(task.attempt), run_id: task.run_id, resumed },
+  });
+  if (runId) {
+    await appendEvent(trx, {
+      workspaceId: task.workspace_id,
+      type: "run.started",
+      entityType: "run",
+      entityId: runId,
+      issueId: task.issue_id,
+      actor: null,
+      data: { task_id: task.id, agent_id: task.agent_id, model },
+    });
+  }
+  return { task, runId: task.run_id ?? runId!, runStartedAt, resumed };
 }
 
 export type LeaseState = "held" | "cancelled" | "lost";
@@ -264,6 +294,8 @@ async function recoverTask(trx: Db, task: TaskRow, settings: RecoverySettings): 
       data: { task_id: task.id, status: runStatus, error },
     });
   }
+  // A runner's long poll hears of the retry (the in-process worker claims after its sweep anyway).
+  if (stillRunning && !finalFailure) await announce(trx, { kind: "tasks" });
   if (stillRunning) {
     await appendEvent(trx, {
       workspaceId: task.workspace_id,

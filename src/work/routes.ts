@@ -60,7 +60,12 @@ export async function workRoutes(app: FastifyInstance, { db, tasks, streams }: W
   routes.get(
     "/tasks/:task_id",
     { schema: { tags: ["tasks"], summary: "A task", params: taskParams, response: { 200: taskSchema } } },
-    async (request) => tasks.toTask(await tasks.get(request.params.ws_id, request.params.task_id)),
+    async (request) => {
+      const [task] = await tasks.show(request.params.ws_id, [
+        await tasks.get(request.params.ws_id, request.params.task_id),
+      ]);
+      return task!;
+    },
   );
 
   routes.post(

@@ -30,6 +30,10 @@ export const taskSchema = z
     max_attempts: z.number().int(),
     error: z.string().nullable(),
     run_id: z.string().nullable().describe("The current, or last, run"),
+    waiting_for: z
+      .enum(["runtime"])
+      .nullable()
+      .describe("`runtime`: queued for an agent bound to runtimes of which none is online (runtimes.md §3)"),
     created_at: z.string(),
     started_at: z.string().nullable(),
     finished_at: z.string().nullable(),

@@ -11,12 +11,25 @@ import { getIssue } from "../platform/issues/service.ts";
 import { cancelTask, enqueueTask, type TaskRow } from "./queue.ts";
 import type { Task, TaskListQuery, TaskStatus, TaskTrigger } from "./schemas.ts";
 
+/**
+ * Which of these tasks (of one workspace) wait for a runtime: queued, of an agent bound to runtimes of which none is
+ * online (runtimes/ implements it; server.ts wires it).
+ */
+export type WaitingForRuntime = (db: Db, workspaceId: string, rows: TaskRow[]) => Promise<Set<string>>;
+
 export class TaskService {
   /** `max_attempts` of a task not claimed yet: what this deployment's TASK_MAX_ATTEMPTS gives it. */
   constructor(
     private readonly db: Db,
     private readonly defaultMaxAttempts: number,
+    private readonly waitingForRuntime: WaitingForRuntime = async () => new Set(),
   ) {}
+
+  /** Tasks as shown, each saying whether it waits for a runtime. */
+  async show(workspaceId: string, rows: TaskRow[]): Promise<Task[]> {
+    const waiting = await this.waitingForRuntime(this.db, workspaceId, rows);
+    return rows.map((row) => ({ ...this.toTask(row), waiting_for: waiting.has(row.id) ? "runtime" : null }));
+  }
 
   toTask = (row: TaskRow): Task => ({
     id: row.id,
@@ -30,6 +43,7 @@ export class TaskService {
     max_attempts: Number(row.max_attempts ?? this.defaultMaxAttempts),
     error: row.error,
     run_id: row.run_id,
+    waiting_for: null,
     created_at: row.created_at,
     started_at: row.started_at,
     finished_at: row.finished_at,
@@ -82,7 +96,7 @@ export class TaskService {
       .limit(query.limit)
       .offset(query.offset)
       .execute();
-    return rows.map(this.toTask);
+    return this.show(workspaceId, rows);
   }
 
   /** The tasks of one issue of this workspace, newest first. */

@@ -55,12 +55,39 @@ const mcpServerList = <S extends z.ZodType<{ name: string }>>(server: S) =>
     .optional();
 const approvalRequired = z.array(text(200).min(1)).max(200).optional();
 
+export const RUNTIME_KINDS = ["claude", "codex", "opencode", "gemini", "command"] as const;
+const runtimeTag = text(50).regex(/^[A-Za-z0-9_.:-]+$/, { message: "Tags are words: letters, digits and _ . : -" });
+export const runtimeTags = z.array(runtimeTag).max(50);
+
+/** One pool of runtimes: those that satisfy every field given. */
+export const runtimeSelectorSchema = z
+  .object({
+    kind: z.enum(RUNTIME_KINDS).optional(),
+    tags: runtimeTags.optional(),
+    runtime_id: z.uuid({ message: "Must be a runtime id" }).optional(),
+  })
+  .strict();
+export type RuntimeSelector = z.infer<typeof runtimeSelectorSchema>;
+
+/**
+ * Where the agent runs: on runners' runtimes matching these selectors, in order of preference (runtimes.md §3).
+ * Without it the agent runs in-process.
+ */
+const runtimeBinding = z
+  .object({
+    select: z
+      .array(runtimeSelectorSchema)
+      .min(1, { message: "Give at least one selector ({kind?, tags?, runtime_id?})" })
+      .max(20),
+  })
+  .optional();
+
 /**
  * Free-form settings, of which the agent runtime reads `mcp_servers` and `approval_required` (tool names, or "*"
- * for every tool): those are checked, anything else is kept as it is. This is the stored shape, which runs parse.
+ * for every tool) and runners read `runtime` (where it runs): those are checked, anything else is kept as it is. This is the stored shape, which runs parse.
  */
 export const runtimeConfigSchema = z
-  .object({ mcp_servers: mcpServerList(mcpServerSchema), approval_required: approvalRequired })
+  .object({ mcp_servers: mcpServerList(mcpServerSchema), approval_required: approvalRequired, runtime: runtimeBinding })
   .catchall(z.unknown());
 
 /** An MCP server as a client sends it: `headers` and `env` are write-only (see secrets.ts). */
@@ -90,7 +117,7 @@ const mcpServerInput = z
 export type McpServerInput = z.infer<typeof mcpServerInput>;
 
 export const runtimeConfigInput = z
-  .object({ mcp_servers: mcpServerList(mcpServerInput), approval_required: approvalRequired })
+  .object({ mcp_servers: mcpServerList(mcpServerInput), approval_required: approvalRequired, runtime: runtimeBinding })
   .catchall(z.unknown());
 export type RuntimeConfigInput = z.infer<typeof runtimeConfigInput>;
 

@@ -40,7 +40,7 @@ export async function showAgents(db: Db, agents: Agent[]): Promise<AgentView[]> 
 export const showAgent = async (db: Db, agent: Agent): Promise<AgentView> =>
   (await showAgents(db, [agent]))[0] as AgentView;
 
-export const toAgent = (row: AgentsTable): Agent => ({
+export const toAgent = ({ runtime_select: _, ...row }: AgentsTable): Agent => ({
   ...row,
   tools: fromJson<string[]>(row.tools, []),
   status: row.status as AgentStatus,
@@ -49,6 +49,12 @@ export const toAgent = (row: AgentsTable): Agent => ({
   owner_type: row.owner_type as Agent["owner_type"],
   avatar_url: null,
 });
+
+/** The selectors of `runtime_config.runtime` as stored beside it (null: the agent runs in-process). */
+function runtimeSelectOf(runtimeConfig: Record<string, unknown> | null): string | null {
+  const binding = runtimeConfig?.runtime as { select?: unknown[] } | undefined;
+  return binding?.select?.length ? toJson(binding.select) : null;
+}
 
 /** `delete` (PostgreSQL, in a transaction) locks the row as deleting it would, until commit. */
 export const getAgent = async (db: Db, workspaceId: string, agentId: string, lock?: "delete"): Promise<Agent> =>
@@ -98,6 +104,7 @@ export async function createAgent(
     owner_id: owner.id,
     created_at: at,
     updated_at: at,
+    runtime_select: runtimeSelectOf(runtimeConfig),
   };
   await inWorkspace(db, workspaceId, async (trx) => {
     await requireActorInWorkspace(trx, workspaceId, owner.type, owner.id);
@@ -171,7 +178,10 @@ export async function updateAgent(
         ...(patch.tools !== undefined && { tools: toJson(patch.tools) }),
         ...(patch.status !== undefined && { status: patch.status }),
         ...(patch.runtime_mode !== undefined && { runtime_mode: patch.runtime_mode }),
-        ...(runtimeConfig !== undefined && { runtime_config: toJson(runtimeConfig) }),
+        ...(runtimeConfig !== undefined && {
+          runtime_config: toJson(runtimeConfig),
+          runtime_select: runtimeSelectOf(runtimeConfig),
+        }),
         ...(patch.max_concurrent_tasks !== undefined && { max_concurrent_tasks: patch.max_concurrent_tasks }),
         ...(patch.owner_type !== undefined && { owner_type: patch.owner_type }),
         ...(patch.owner_id !== undefined && { owner_id: patch.owner_id }),

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { actorOf, refuseApiKeyCallers } from "../../api/access.ts";
 import { pageQuery } from "../../api/pagination.ts";
 import { workspaceParams } from "../../api/params.ts";
+import { boundWorkspace } from "../../auth/principal.ts";
 import type { Db } from "../../db/index.ts";
 import { noContent } from "../../http/openapi.ts";
 import { createWorkspaceBody, updateWorkspaceBody, workspaceSchema } from "./schemas.ts";
@@ -39,8 +40,7 @@ export async function workspaceCollectionRoutes(app: FastifyInstance, { db }: { 
         response: { 200: z.array(workspaceSchema) },
       },
     },
-    async (request) =>
-      listWorkspaces(db, request.principal.user.id, request.query, request.principal.apiKey?.workspaceId),
+    async (request) => listWorkspaces(db, request.principal.user.id, request.query, boundWorkspace(request.principal)),
   );
 }
 

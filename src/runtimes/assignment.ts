@@ -1,0 +1,101 @@
+// What a runner is handed with a claimed task (spec runtimes.md §2 Assignment): the task, its agent, issue and
+// comments, the prompt (the same frame an in-process run gets, plus how to act on the platform), the task token, the
+// platform's addresses and the resume pointer of an earlier attempt or task of the agent on the issue.
+import type { Actor } from "../api/access.ts";
+import type { Db } from "../db/index.ts";
+import { showRuntimeConfig } from "../platform/agents/secrets.ts";
+import { toAgent } from "../platform/agents/service.ts";
+import { listComments } from "../platform/comments/service.ts";
+import { updateIssue } from "../platform/issues/service.ts";
+import { buildTaskFrame } from "../work/frame.ts";
+import type { TaskRow } from "../work/queue.ts";
+import type { RunnerClaim } from "./claims.ts";
+
+export interface PlatformUrls {
+  url: string;
+  mcp_url: string;
+}
+
+/** Issues in these states move to in_progress when a run starts on them (as in-process runs do). */
+const NOT_STARTED = new Set(["backlog", "todo"]);
+
+/** A comment thread longer than this reaches the runner as its newest comments (the prompt says as much). */
+const COMMENT_LIMIT = 200;
+
+export async function buildAssignment(db: Db, claim: RunnerClaim, platform: PlatformUrls, maxAttempts: number) {
+  const agent = toAgent(claim.agent);
+  const task = claim.task;
+  const frame = await buildTaskFrame(db, task, agent);
+  const comments = await listComments(db, task.workspace_id, task.issue_id, { limit: COMMENT_LIMIT, offset: 0 });
+  if (NOT_STARTED.has(frame.issue.status)) {
+    const actor: Actor = { type: "agent", id: agent.id };
+    await updateIssue(db, task.workspace_id, task.issue_id, { status: "in_progress" }, actor).catch(() => undefined);
+  }
+  return {
+    task: {
+      id: task.id,
+      workspace_id: task.workspace_id,
+      agent_id: task.agent_id,
+      issue_id: task.issue_id,
+      trigger: task.trigger,
+      comment_id: task.comment_id,
+      status: task.status,
+      attempt: Number(task.attempt),
+      max_attempts: Number(task.max_attempts ?? maxAttempts),
+      run_id: claim.runId,
+      created_at: task.created_at,
+      started_at: task.started_at,
+    },
+    run_id: claim.runId,
+    runtime_id: claim.runtime.id,
+    attempt: Number(task.attempt),
+    agent: {
+      id: agent.id,
+      name: agent.name,
+      instructions: agent.instructions,
+      model: agent.model,
+      runtime_config: showRuntimeConfig(agent.runtime_config),
+    },
+    issue: frame.issue,
+    comments,
+    prompt: promptOf(String(frame.message.message.content), agent.instructions, platform),
+    token: claim.token,
+    platform,
+    resume: await resumeOf(db, task),
+  };
+}
+
+export type Assignment = Awaited<ReturnType<typeof buildAssignment>>;
+
+function promptOf(frame: string, instructions: string | null, platform: PlatformUrls): string {
+  const parts = [];
+  if (instructions?.trim()) parts.push("## Your instructions", instructions.trim(), "");
+  parts.push(
+    frame,
+    "",
+    "## Acting on the platform",
+    `The platform's MCP server (${platform.mcp_url}) is configured for you: its tools (get_issue, update_issue, ` +
+      "add_comment, create_issue, list_issues, label_issue…) act as you, in this workspace only, while this task runs.",
+    `Without MCP, call the REST API at ${platform.url}/api/v1 with the header ` +
+      "`Authorization: Bearer $AGENT_PLATFORM_TOKEN` (the same task token); the task's id is in " +
+      "`$AGENT_PLATFORM_TASK_ID` and the issue's identifier in `$AGENT_PLATFORM_ISSUE`.",
+    "Your final answer is posted as your comment on the issue, unless you comment yourself.",
+  );
+  return parts.join("\n");
+}
+
+/** This task's own session, else the newest one of the agent on the issue. */
+async function resumeOf(db: Db, task: TaskRow): Promise<{ session_id: string; work_dir: string } | null> {
+  const row = await db
+    .selectFrom("tasks")
+    .select(["session_id", "work_dir"])
+    .where("agent_id", "=", task.agent_id)
+    .where("issue_id", "=", task.issue_id)
+    .where("session_id", "is not", null)
+    .where("work_dir", "is not", null)
+    .orderBy((eb) => eb.case().when("id", "=", task.id).then(0).else(1).end())
+    .orderBy("created_at", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  return row?.session_id && row.work_dir ? { session_id: row.session_id, work_dir: row.work_dir } : null;
+}

@@ -1,0 +1,149 @@
+// A runner's claim: from the same queue as the in-process worker (work/leases.ts: SELECT … FOR UPDATE SKIP LOCKED,
+// urgent first then oldest, the agent's max_concurrent_tasks counted under its lock), only tasks of agents bound to
+// runtimes, each given to one of the runner's runtimes by the agent's pools (pools.ts) within that runtime's own
+// max_concurrent_tasks. Each claimed task gets a new run and a new task token (only its hash is kept).
+import { generateTaskToken } from "../auth/runner-credentials.ts";
+import { type Db, isPostgres } from "../db/index.ts";
+import type { AgentsTable, RunnersTable } from "../db/schema.ts";
+import { fromJson, now } from "../db/values.ts";
+import { agentWithRunningTasks, lockAgentWork } from "../work/agent-work-status.ts";
+import { LOCK_WITH_PARENTS, startTask } from "../work/leases.ts";
+import type { TaskRow } from "../work/queue.ts";
+import { chooseRuntime, type PoolRuntime, selectorsOf } from "./pools.ts";
+import { leaseOwnerOf } from "./runners.ts";
+
+export interface ClaimLimits {
+  leaseMs: number;
+  maxAttempts: number;
+}
+
+export interface RunnerClaim {
+  task: TaskRow;
+  agent: AgentsTable;
+  runId: string;
+  runtime: PoolRuntime & { name: string };
+  /** The task token, known only here and to the runner. */
+  token: string;
+}
+
+/** The workspace's online runtimes with the tasks each runs. */
+export async function onlineRuntimes(
+  db: Db,
+  workspaceId: string,
+): Promise<(PoolRuntime & { name: string; runnerId: string })[]> {
+  const rows = await db
+    .selectFrom("runtimes")
+    .select([
+      "runtimes.id",
+      "runtimes.name",
+      "runtimes.kind",
+      "runtimes.tags",
+      "runtimes.runner_id",
+      "runtimes.max_concurrent_tasks",
+    ])
+    .select((eb) =>
+      eb
+        .selectFrom("tasks")
+        .select(eb.fn.countAll<number>().as("count"))
+        .whereRef("tasks.runtime_id", "=", "runtimes.id")
+        .where("tasks.status", "=", "running")
+        .as("running_tasks"),
+    )
+    .where("runtimes.workspace_id", "=", workspaceId)
+    .where("runtimes.status", "=", "online")
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    kind: row.kind,
+    runnerId: row.runner_id,
+    tags: fromJson<string[]>(row.tags, []),
+    maxConcurrentTasks: Number(row.max_concurrent_tasks),
+    runningTasks: Number(row.running_tasks ?? 0),
+  }));
+}
+
+/**
+ * Claims up to `maxTasks` tasks for `runner`'s runtimes `runtimeIds` (all of its online ones when empty), in one
+ * transaction. Empty when none is claimable now.
+ */
+export async function claimForRunner(
+  db: Db,
+  runner: RunnersTable,
+  runtimeIds: string[] | undefined,
+  maxTasks: number,
+  limits: ClaimLimits,
+): Promise<RunnerClaim[]> {
+  const postgres = isPostgres(db);
+  return db.transaction().execute(async (trx) => {
+    const at = now();
+    const online = await onlineRuntimes(trx, runner.workspace_id);
+    const wanted = runtimeIds?.length ? new Set(runtimeIds) : undefined;
+    const ours = new Set(
+      online
+        .filter((runtime) => runtime.runnerId === runner.id && (wanted === undefined || wanted.has(runtime.id)))
+        .map((runtime) => runtime.id),
+    );
+    if (ours.size === 0) return [];
+    let candidates = trx
+      .selectFrom("tasks")
+      .innerJoin("agents", "agents.id", "tasks.agent_id")
+      .innerJoin("workspaces", "workspaces.id", "tasks.workspace_id")
+      .leftJoin(
+        (eb) =>
+          eb
+            .selectFrom("tasks as running")
+            .select(["running.agent_id", (inner) => inner.fn.countAll<number>().as("count")])
+            .where("running.status", "=", "running")
+            .groupBy("running.agent_id")
+            .as("busy"),
+        (join) => join.onRef("busy.agent_id", "=", "tasks.agent_id"),
+      )
+      .select(["tasks.id", "tasks.agent_id", "agents.runtime_select"])
+      .where("tasks.status", "=", "queued")
+      .where("tasks.workspace_id", "=", runner.workspace_id)
+      .where("tasks.available_at", "<=", at)
+      .where("agents.runtime_select", "is not", null)
+      .where((eb) => eb(eb.fn.coalesce("busy.count", eb.lit(0)), "<", eb.ref("agents.max_concurrent_tasks")))
+      .orderBy("tasks.urgent", "desc")
+      .orderBy("tasks.created_at")
+      .orderBy("tasks.id")
+      .limit(Math.max(16, maxTasks * 4));
+    if (postgres) candidates = candidates.modifyEnd(LOCK_WITH_PARENTS);
+    const claimed: RunnerClaim[] = [];
+    for (const candidate of await candidates.execute()) {
+      if (claimed.length >= maxTasks) break;
+      const runtime = chooseRuntime(selectorsOf(candidate.runtime_select), online, ours);
+      if (!runtime) continue;
+      await lockAgentWork(trx, candidate.agent_id);
+      const found = await agentWithRunningTasks(trx, candidate.agent_id);
+      if (!found || Number(found.running_tasks) >= Number(found.max_concurrent_tasks)) continue;
+      const { running_tasks: _, ...agent } = found;
+      const { token, hash } = generateTaskToken();
+      const name = online.find((each) => each.id === runtime.id)?.name ?? runtime.kind;
+      const owner = leaseOwnerOf(runner.id);
+      const started = await startTask(
+        trx,
+        { id: candidate.id, resume: 0 },
+        agent,
+        { owner, leaseMs: limits.leaseMs, maxAttempts: limits.maxAttempts, defaultModel: "" },
+        { runtimeId: runtime.id, tokenHash: hash, model: `${runtime.kind}:${name}` },
+      );
+      runtime.runningTasks++;
+      const hold = {
+        runner_id: runner.id,
+        run_id: started.runId,
+        input_version: Number(started.task.input_version),
+        ended: null,
+        claimed_at: at,
+      };
+      await trx
+        .insertInto("runner_claims")
+        .values({ task_id: candidate.id, ...hold })
+        .onConflict((conflict) => conflict.column("task_id").doUpdateSet(hold))
+        .execute();
+      claimed.push({ task: started.task, agent, runId: started.runId, runtime: { ...runtime, name }, token });
+    }
+    return claimed;
+  });
+}

@@ -1,0 +1,297 @@
+// What a runner reports about a task it holds (spec runtimes.md §2): its events (stored as the run's, idempotent by
+// seq), its session, its end (complete or fail). Each applies only while the runner holds the task (status running,
+// its lease, the run it was handed); otherwise 409 and nothing changes. A report repeated after it applied is
+// answered as the first was.
+import type { Actor } from "../api/access.ts";
+import { type Db, databaseRefusal, isPostgres } from "../db/index.ts";
+import { holdWorkspace } from "../db/lock-order.ts";
+import type { RunnerClaimsTable, RunnersTable } from "../db/schema.ts";
+import { isId, now, timestampAt } from "../db/values.ts";
+import { appendEvent } from "../events/append.ts";
+import { conflict, invalid } from "../http/errors.ts";
+import { addComment } from "../platform/comments/service.ts";
+import { syncAgentStatus } from "../work/agent-work-status.ts";
+import type { ClaimedTask } from "../work/leases.ts";
+import { failTask } from "../work/outcomes.ts";
+import { enqueueTask, type TaskRow } from "../work/queue.ts";
+import { lastEventSeq, type RunEvent, storeRunEvents, streamRunEvents } from "../work/run-events.ts";
+import { announce } from "../work/signals.ts";
+import { closeCancelledRun } from "./held-tasks.ts";
+import { leaseOwnerOf } from "./runners.ts";
+import type { CompleteInput, FailInput, RunnerEventInput } from "./schemas.ts";
+
+const NOT_HELD = "This runner does not hold the task (it ended, was cancelled, or its lease was lost)";
+
+/** Runner event n is the run's event n + 1: the run's RUN_STARTED, stored at the claim, is its first. */
+const SEQ_OFFSET = 1;
+
+interface Held {
+  task: TaskRow;
+  claim: RunnerClaimsTable;
+}
+
+type Standing = { held: Held } | { cancelled: RunnerClaimsTable & { task?: TaskRow } } | { ended: string } | "not_held";
+
+/** Where the runner stands with the task: holds it, saw it cancelled (or go away), ended it, or never had it. */
+async function standing(db: Db, runner: RunnersTable, taskId: string): Promise<Standing> {
+  if (!isId(taskId)) return "not_held";
+  const claim = await db
+    .selectFrom("runner_claims")
+    .selectAll()
+    .where("task_id", "=", taskId)
+    .where("runner_id", "=", runner.id)
+    .executeTakeFirst();
+  if (!claim) return "not_held";
+  const task = await db
+    .selectFrom("tasks")
+    .selectAll()
+    .where("id", "=", taskId)
+    .where("workspace_id", "=", runner.workspace_id)
+    .executeTakeFirst();
+  const owner = leaseOwnerOf(runner.id);
+  if (!task) return { cancelled: claim };
+  if (task.status === "cancelled" && task.run_id === claim.run_id) return { cancelled: { ...claim, task } };
+  if (claim.ended === "succeeded" || claim.ended === "failed") return { ended: claim.ended };
+  if (task.status !== "running" || task.lease_owner !== owner || task.run_id !== claim.run_id) return "not_held";
+  return { held: { task, claim } };
+}
+
+async function requireHeld(db: Db, runner: RunnersTable, taskId: string): Promise<Held> {
+  const found = await standing(db, runner, taskId);
+  if (typeof found === "object" && "held" in found) return found.held;
+  throw conflict(NOT_HELD);
+}
+
+async function renew(db: Db, runner: RunnersTable, taskId: string, leaseMs: number): Promise<void> {
+  await db
+    .updateTable("tasks")
+    .set({ lease_expires_at: timestampAt(Date.now() + leaseMs) })
+    .where("id", "=", taskId)
+    .where("lease_owner", "=", leaseOwnerOf(runner.id))
+    .where("status", "=", "running")
+    .execute();
+}
+
+/** `POST runner/tasks/{id}/events`: `{cancel: true}` once the task was cancelled under this runner. */
+export async function reportEvents(
+  db: Db,
+  runner: RunnersTable,
+  taskId: string,
+  events: RunnerEventInput[],
+  leaseMs: number,
+): Promise<{ cancel: boolean }> {
+  const found = await standing(db, runner, taskId);
+  if (typeof found === "object" && "cancelled" in found) {
+    const { task } = found.cancelled;
+    if (task && task.lease_owner === leaseOwnerOf(runner.id)) {
+      await closeCancelledRun(db, {
+        taskId: task.id,
+        runId: found.cancelled.run_id,
+        workspaceId: task.workspace_id,
+        agentId: task.agent_id,
+        issueId: task.issue_id,
+        owner: leaseOwnerOf(runner.id),
+      });
+    }
+    return { cancel: true };
+  }
+  if (!(typeof found === "object" && "held" in found)) throw conflict(NOT_HELD);
+  const { task, claim } = found.held;
+  await renew(db, runner, task.id, leaseMs);
+  const stored = await lastEventSeq(db, claim.run_id);
+  const fresh = [...events].sort((a, b) => a.seq - b.seq).filter((event) => event.seq + SEQ_OFFSET > stored);
+  const expected = stored - SEQ_OFFSET + 1;
+  for (const [index, event] of fresh.entries()) {
+    if (event.seq !== expected + index) {
+      throw invalid(["body", "events"], `Events must follow on from seq ${expected - 1}, without gaps`);
+    }
+  }
+  if (fresh.length === 0) return { cancel: false };
+  const toStore: RunEvent[] = fresh.map(({ seq: _, ...event }) => event as RunEvent);
+  try {
+    await streamRunEvents(db, claim.run_id, stored, toStore);
+  } catch (error) {
+    // The same batch sent twice at once: the other copy stored it.
+    if (databaseRefusal(error) !== "unique") throw error;
+  }
+  return { cancel: false };
+}
+
+/** `POST runner/tasks/{id}/session`: the CLI's resume pointer. */
+export async function reportSession(
+  db: Db,
+  runner: RunnersTable,
+  taskId: string,
+  session: { session_id: string; work_dir: string },
+  leaseMs: number,
+): Promise<void> {
+  const { task } = await requireHeld(db, runner, taskId);
+  await db
+    .updateTable("tasks")
+    .set({
+      session_id: session.session_id,
+      work_dir: session.work_dir,
+      lease_expires_at: timestampAt(Date.now() + leaseMs),
+    })
+    .where("id", "=", task.id)
+    .where("lease_owner", "=", leaseOwnerOf(runner.id))
+    .where("status", "=", "running")
+    .execute();
+}
+
+/** Thrown inside a transaction to roll back what it wrote before learning the task is no longer held. */
+class NotHeld extends Error {}
+
+/**
+ * `POST runner/tasks/{id}/complete`: the run and task succeed; the output is the agent's comment unless the run
+ * commented itself. A trigger folded in while the CLI ran (a new comment) queues the next task, which resumes the
+ * session.
+ */
+export async function completeRunnerTask(db: Db, runner: RunnersTable, taskId: string, input: CompleteInput) {
+  const found = await standing(db, runner, taskId);
+  if (typeof found === "object" && "ended" in found && found.ended === "succeeded") return;
+  if (!(typeof found === "object" && "held" in found)) throw conflict(NOT_HELD);
+  const { claim } = found.held;
+  const owner = leaseOwnerOf(runner.id);
+  try {
+    await db.transaction().execute(async (trx) => {
+      const before = found.held.task;
+      if (!(await holdWorkspace(trx, before.workspace_id, { agentId: before.agent_id }))) throw new NotHeld();
+      const task = await trx
+        .selectFrom("tasks")
+        .selectAll()
+        .where("id", "=", taskId)
+        .$if(isPostgres(trx), (query) => query.forUpdate())
+        .executeTakeFirst();
+      if (task?.status !== "running" || task.lease_owner !== owner || task.run_id !== claim.run_id) {
+        throw new NotHeld();
+      }
+      const actor: Actor = { type: "agent", id: task.agent_id };
+      const run = await trx.selectFrom("runs").select("started_at").where("id", "=", claim.run_id).executeTakeFirst();
+      const commented = await trx
+        .selectFrom("comments")
+        .select("id")
+        .where("issue_id", "=", task.issue_id)
+        .where("author_type", "=", "agent")
+        .where("author_id", "=", task.agent_id)
+        .where("created_at", ">=", run?.started_at ?? task.started_at ?? task.created_at)
+        .executeTakeFirst();
+      if (!commented && input.output.trim() !== "") {
+        await addComment(trx, task.workspace_id, task.issue_id, { content: input.output }, actor);
+      }
+      const at = now();
+      await trx
+        .updateTable("tasks")
+        .set({
+          status: "succeeded",
+          error: null,
+          lease_owner: null,
+          lease_expires_at: null,
+          finished_at: at,
+          updated_at: at,
+          ...(input.session_id !== undefined && { session_id: input.session_id }),
+        })
+        .where("id", "=", task.id)
+        .execute();
+      await trx
+        .updateTable("runs")
+        .set({
+          status: "succeeded",
+          finished_at: at,
+          input_tokens: input.usage?.input_tokens ?? 0,
+          output_tokens: input.usage?.output_tokens ?? 0,
+        })
+        .where("id", "=", claim.run_id)
+        .execute();
+      const finished: RunEvent = { type: "RUN_FINISHED", threadId: task.id, runId: claim.run_id };
+      if (input.branch !== undefined || input.usage?.cost_usd !== undefined) {
+        finished.result = {
+          ...(input.branch !== undefined && { branch: input.branch }),
+          ...(input.usage?.cost_usd !== undefined && { cost_usd: input.usage.cost_usd }),
+        };
+      }
+      await storeRunEvents(trx, claim.run_id, await lastEventSeq(trx, claim.run_id), [finished]);
+      await trx.updateTable("runner_claims").set({ ended: "succeeded" }).where("task_id", "=", task.id).execute();
+      await syncAgentStatus(trx, { id: task.agent_id, workspaceId: task.workspace_id });
+      await appendEvent(trx, runFinished(task, claim.run_id, "succeeded", null));
+      await appendEvent(trx, {
+        workspaceId: task.workspace_id,
+        type: "task.succeeded",
+        entityType: "task",
+        entityId: task.id,
+        issueId: task.issue_id,
+        actor: null,
+        data: {
+          agent_id: task.agent_id,
+          attempt: Number(task.attempt),
+          run_id: claim.run_id,
+          branch: input.branch ?? null,
+        },
+      });
+      if (Number(task.input_version) > Number(claim.input_version)) {
+        await enqueueTask(trx, {
+          workspaceId: task.workspace_id,
+          agentId: task.agent_id,
+          issueId: task.issue_id,
+          trigger: task.trigger === "mention" ? "mention" : "comment",
+          commentId: null,
+          actor,
+        });
+      }
+      // The runtime has a free slot again: a long poll waiting on a fuller pool may take work now.
+      await announce(trx, { kind: "tasks" });
+    });
+  } catch (error) {
+    if (error instanceof NotHeld) throw conflict(NOT_HELD);
+    throw error;
+  }
+}
+
+function runFinished(task: TaskRow, runId: string, status: string, error: string | null) {
+  return {
+    workspaceId: task.workspace_id,
+    type: "run.finished" as const,
+    entityType: "run" as const,
+    entityId: runId,
+    issueId: task.issue_id,
+    actor: null,
+    data: { task_id: task.id, status, error },
+  };
+}
+
+/** `POST runner/tasks/{id}/fail`: retried with the usual backoff while retryable and attempts remain, else failed. */
+export async function failRunnerTask(
+  db: Db,
+  runner: RunnersTable,
+  taskId: string,
+  input: FailInput,
+  retryBaseMs: number,
+): Promise<void> {
+  const found = await standing(db, runner, taskId);
+  if (typeof found === "object" && "ended" in found && found.ended === "failed") return;
+  if (!(typeof found === "object" && "held" in found)) throw conflict(NOT_HELD);
+  const { task, claim } = found.held;
+  const claimed: ClaimedTask = {
+    task,
+    agent: undefined as never,
+    runId: claim.run_id,
+    runStartedAt: task.started_at ?? task.created_at,
+    resumed: false,
+    moreQueued: false,
+  };
+  const tally = {
+    usageTotals: { inputTokens: 0, outputTokens: 0 },
+    lastSeq: await lastEventSeq(db, claim.run_id),
+  };
+  const ended = await failTask(
+    db,
+    claimed,
+    leaseOwnerOf(runner.id),
+    { message: input.error, code: "runner_failed", retryable: input.retryable },
+    tally,
+    retryBaseMs,
+  );
+  if (typeof ended === "string" && ended !== "failed") throw conflict(NOT_HELD);
+  await db.updateTable("runner_claims").set({ ended: "failed" }).where("task_id", "=", task.id).execute();
+  await announce(db, { kind: "tasks" });
+}

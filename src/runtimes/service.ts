@@ -1,0 +1,117 @@
+// The runner API's rules, one method per call, given the runner token's standing and the body (never a request).
+import { MESSAGES, type RunnerCredential } from "../auth/authenticator.ts";
+import type { Db } from "../db/index.ts";
+import { timestampAt } from "../db/values.ts";
+import { unauthorized } from "../http/errors.ts";
+import type { WorkSignals } from "../work/signals.ts";
+import { type Assignment, buildAssignment, type PlatformUrls } from "./assignment.ts";
+import { claimForRunner } from "./claims.ts";
+import { stopList } from "./held-tasks.ts";
+import { LongPolls } from "./long-poll.ts";
+import { completeRunnerTask, failRunnerTask, reportEvents, reportSession } from "./reports.ts";
+import { deregisterRunner, leaseOwnerOf, registerRunner, seeRunner } from "./runners.ts";
+import type { ClaimInput, CompleteInput, FailInput, RegisterInput, RunnerEventInput, SessionInput } from "./schemas.ts";
+
+export interface RunnerSettings {
+  leaseMs: number;
+  maxAttempts: number;
+  retryBaseMs: number;
+  runnerOfflineMs: number;
+}
+
+export class RunnerService {
+  private readonly polls: LongPolls;
+
+  constructor(
+    readonly db: Db,
+    signals: WorkSignals,
+    readonly settings: RunnerSettings,
+  ) {
+    this.polls = new LongPolls(db, signals);
+  }
+
+  /**
+   * `POST runner/claim`: up to `max_tasks` assignments, as soon as one is claimable or after `wait_ms` (an open
+   * long poll keeps the runner seen). `abort` ends the wait (the runner hung up).
+   */
+  async claim(
+    credential: RunnerCredential,
+    input: ClaimInput,
+    platform: PlatformUrls,
+    abort: AbortSignal,
+  ): Promise<{ tasks: Assignment[] }> {
+    const deadline = Date.now() + input.wait_ms;
+    const { workspaceId } = credential;
+    for (;;) {
+      // Every round: a token revoked meanwhile ends the long poll with a 401.
+      await this.requireToken(credential);
+      const runner = await seeRunner(this.db, workspaceId, input.runner_id);
+      const mark = this.polls.mark();
+      const claims = await claimForRunner(this.db, runner, input.runtime_ids, input.max_tasks, this.settings);
+      if (claims.length > 0) {
+        return {
+          tasks: await Promise.all(
+            claims.map((claim) => buildAssignment(this.db, claim, platform, this.settings.maxAttempts)),
+          ),
+        };
+      }
+      const left = deadline - Date.now();
+      if (left <= 0 || abort.aborted || this.polls.isClosed) return { tasks: [] };
+      // Woken at least this often to renew last_seen_at: an open long poll counts as the runner being seen.
+      await this.polls.wait(mark, workspaceId, Math.min(left, this.settings.runnerOfflineMs / 3), abort);
+    }
+  }
+
+  register(credential: RunnerCredential, input: RegisterInput) {
+    return registerRunner(this.db, credential.workspaceId, input);
+  }
+
+  async heartbeat(credential: RunnerCredential, runnerKey: string): Promise<{ cancel: string[] }> {
+    const runner = await seeRunner(this.db, credential.workspaceId, runnerKey);
+    await this.db
+      .updateTable("tasks")
+      .set({ lease_expires_at: timestampAt(Date.now() + this.settings.leaseMs) })
+      .where("lease_owner", "=", leaseOwnerOf(runner.id))
+      .where("status", "=", "running")
+      .execute();
+    return { cancel: await stopList(this.db, runner.id) };
+  }
+
+  async events(credential: RunnerCredential, runnerKey: string, taskId: string, events: RunnerEventInput[]) {
+    const runner = await seeRunner(this.db, credential.workspaceId, runnerKey);
+    return reportEvents(this.db, runner, taskId, events, this.settings.leaseMs);
+  }
+
+  async session(credential: RunnerCredential, taskId: string, input: SessionInput): Promise<void> {
+    const runner = await seeRunner(this.db, credential.workspaceId, input.runner_id);
+    await reportSession(this.db, runner, taskId, input, this.settings.leaseMs);
+  }
+
+  async complete(credential: RunnerCredential, taskId: string, input: CompleteInput): Promise<void> {
+    const runner = await seeRunner(this.db, credential.workspaceId, input.runner_id);
+    await completeRunnerTask(this.db, runner, taskId, input);
+  }
+
+  async fail(credential: RunnerCredential, taskId: string, input: FailInput): Promise<void> {
+    const runner = await seeRunner(this.db, credential.workspaceId, input.runner_id);
+    await failRunnerTask(this.db, runner, taskId, input, this.settings.retryBaseMs);
+  }
+
+  deregister(credential: RunnerCredential, runnerKey: string) {
+    return deregisterRunner(this.db, credential.workspaceId, runnerKey);
+  }
+
+  private async requireToken(credential: RunnerCredential): Promise<void> {
+    const token = await this.db
+      .selectFrom("runner_tokens")
+      .select("id")
+      .where("id", "=", credential.tokenId)
+      .executeTakeFirst();
+    if (!token) throw unauthorized(MESSAGES.badRunnerToken);
+  }
+
+  /** Ends the long polls still open. */
+  async close(): Promise<void> {
+    this.polls.close();
+  }
+}
