@@ -8,6 +8,7 @@ import { Link, navigate } from "./router.tsx";
 const NAV = [
   ["board", "Board"],
   ["agents", "Agents"],
+  ["skills", "Skills"],
   ["approvals", "Approvals"],
   ["calls", "Calls"],
   ["settings", "Settings"],

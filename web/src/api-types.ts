@@ -15,6 +15,7 @@ import type { labelSchema } from "../../src/platform/labels/schemas.ts";
 import type { memberSchema } from "../../src/platform/members/schemas.ts";
 import type { projectSchema, projectStatusSchema } from "../../src/platform/projects/schemas.ts";
 import type { workspaceSchema } from "../../src/platform/workspaces/schemas.ts";
+import type { skillSchema } from "../../src/skills/schemas.ts";
 import type { approvalSchema, runSchema, TaskStatus, taskSchema } from "../../src/work/schemas.ts";
 
 export type Issue = z.output<typeof issueSchema>;
@@ -33,6 +34,7 @@ export type Agent = z.output<typeof agentSchema>;
 export type AgentStatus = Agent["status"];
 export type RuntimeConfig = z.output<typeof runtimeConfigSchema>;
 export type Label = z.output<typeof labelSchema>;
+export type Skill = z.output<typeof skillSchema>;
 export type Project = z.output<typeof projectSchema>;
 export type ProjectStatus = z.output<typeof projectStatusSchema>;
 export type Comment = z.output<typeof commentSchema>;

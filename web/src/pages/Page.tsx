@@ -7,6 +7,7 @@ import { Approvals } from "./Approvals.tsx";
 import { Board } from "./Board.tsx";
 import { Calls } from "./Calls.tsx";
 import { IssuePage } from "./IssuePage.tsx";
+import { Skills } from "./Skills.tsx";
 import { SETTINGS_SECTIONS, Settings } from "./settings/Settings.tsx";
 
 export function Page({ path }: { path: string }) {
@@ -31,6 +32,8 @@ export function Page({ path }: { path: string }) {
       return <Agents />;
     case "approvals":
       return <Approvals />;
+    case "skills":
+      return <Skills />;
     case "calls":
       return <Calls />;
     case "settings":
