@@ -9,6 +9,7 @@ import type { Config } from "./config.ts";
 import type { Db } from "./db/index.ts";
 import { platformToolSource } from "./platform/tools.ts";
 import { wireWorkHooks } from "./platform/work-hooks.ts";
+import { skillsInRuns } from "./skills/run-tools.ts";
 import { ToolInvoker } from "./tools/invoker.ts";
 import { ToolRegistry } from "./tools/registry.ts";
 import { syncAgentStatus } from "./work/agent-work-status.ts";
@@ -31,7 +32,7 @@ export function buildCore(config: Config, db: Db, registry = new ToolRegistry())
   const authenticator = new Authenticator(db, tokens);
   const tools = new ToolInvoker(registry, { timeoutMs: config.toolTimeoutMs });
   const status = new AgentStatusTracker(db, syncAgentStatus, { leaseMs: config.work.leaseMs });
-  const runtime = new AgentRuntime({ db, tools, settings: config.agent, status });
+  const runtime = new AgentRuntime({ db, tools, settings: config.agent, status, additions: [skillsInRuns(db)] });
   registry.addSource(platformToolSource(db));
   registry.addSource(agentToolSource(db, runtime));
   return { tokens, authenticator, registry, tools, runtime, status };

@@ -35,6 +35,7 @@ import { platformRoutes } from "./platform/index.ts";
 import type { IssuePageCache } from "./platform/issues/page-cache.ts";
 import { runtimesPlugin } from "./runtimes/index.ts";
 import { tasksWaitingForRuntime } from "./runtimes/waiting.ts";
+import { skillsPlugin } from "./skills/index.ts";
 import type { ToolRegistry } from "./tools/registry.ts";
 import { VERSION } from "./version.ts";
 import { DEFAULT_DIST_DIR, webRoutes } from "./web/index.ts";
@@ -109,7 +110,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   await app.register(cors, {
     origin: (origin, allow) =>
       allow(null, origin === undefined || !listensOnLoopbackOnly(app.server) || originIsLoopback(origin)),
-    methods: ["GET", "HEAD", "POST", "PATCH", "DELETE"],
+    methods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"],
     exposedHeaders: ["Mcp-Session-Id", "WWW-Authenticate"],
   });
   await app.register(swagger, openapiOptions(VERSION));
@@ -187,6 +188,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     authenticator,
     settings: { maxFiresPerHour: config.autopilots.maxFiresPerHour },
   });
+  await app.register(skillsPlugin, { db, authenticator });
   await app.register(aguiRoutes, {
     db,
     authenticator,

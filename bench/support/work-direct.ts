@@ -47,6 +47,7 @@ for (let index = 0; index < agentCount; index++) {
       {
         name: `Agent ${index}`,
         tools: [],
+        skills: [],
         status: "offline",
         runtime_mode: "local",
         runtime_config: {},

@@ -9,6 +9,7 @@ import type { AgentStatusTracker } from "./agent-status.ts";
 import { type ApprovalDecisions, approvalGate } from "./approval-gate.ts";
 import type { ModelClient, ModelSettings, ToolCallRecord, ToolSpec, Usage } from "./model.ts";
 import { createModelClient } from "./models.ts";
+import type { RunAddition } from "./run-additions.ts";
 import { RunAbortedError, RunError, type RunSink, SILENT_SINK, type ToolGate } from "./run-types.ts";
 import {
   appendMessages,
@@ -74,6 +75,8 @@ interface AgentRuntimeOptions {
   tools: ToolInvoker;
   settings: ModelSettings;
   status: AgentStatusTracker;
+  /** What features add to every run of a platform agent (its skills). */
+  additions?: RunAddition[];
 }
 
 const MAX_ASK_DEPTH = 3;
@@ -157,7 +160,12 @@ export class AgentRuntime {
   private async loop(request: RunRequest, model: ModelClient, toolContext: ToolContext): Promise<RunResult> {
     const { agent, sink, signal } = request;
     const { db, settings } = this.options;
-    const tools = await this.toolsOf(agent, toolContext, request.extraTools ?? []);
+    const platform = agent.platform;
+    const added = platform
+      ? await Promise.all((this.options.additions ?? []).map((addition) => addition.forAgent(platform)))
+      : [];
+    const addedTools = added.flatMap((addition) => addition.tools ?? []);
+    const tools = await this.toolsOf(agent, toolContext, [...(request.extraTools ?? []), ...addedTools]);
     const toolSpecs: ToolSpec[] = tools.map((tool) => ({
       name: tool.name,
       description: tool.description,
@@ -170,9 +178,9 @@ export class AgentRuntime {
       clientToolNames.add(tool.name);
       toolSpecs.push(tool);
     }
-    const system = request.extraInstructions
-      ? `${agent.instructions}\n\n${request.extraInstructions}`
-      : agent.instructions;
+    const system = [agent.instructions, ...added.map((addition) => addition.instructions), request.extraInstructions]
+      .filter((part) => part)
+      .join("\n\n");
 
     const thread = await openThread(db, request.scope, request.threadId, agent.platform?.id ?? null);
     await appendMessages(db, thread, unseenMessages(thread, request.messages));

@@ -8,7 +8,7 @@ import { notFound } from "../http/errors.ts";
 import type { Page } from "./pagination.ts";
 
 /** Tables whose rows belong to one workspace and are named by their id. */
-type WorkspaceTable = "issues" | "agents" | "projects" | "labels" | "api_keys" | "webhooks" | "autopilots";
+type WorkspaceTable = "issues" | "agents" | "projects" | "labels" | "api_keys" | "webhooks" | "autopilots" | "skills";
 
 /**
  * The row with this id, if it belongs to this workspace; otherwise 404 "<thing> not found". `delete` (PostgreSQL, in a

@@ -14,6 +14,7 @@ import * as triggerChains from "./migrations/0012_trigger_chains.ts";
 import * as openStreams from "./migrations/0013_open_streams.ts";
 import * as runtimes from "./migrations/0014_runtimes.ts";
 import * as autopilots from "./migrations/0015_autopilots.ts";
+import * as skills from "./migrations/0016_skills.ts";
 
 // Listed here rather than read from disk so migrations work the same under tsx, a bundle or a test runner.
 // Migrations never change once landed: add a new numbered file instead.
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   "0013_open_streams": openStreams,
   "0014_runtimes": runtimes,
   "0015_autopilots": autopilots,
+  "0016_skills": skills,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -519,6 +519,34 @@ export interface AutopilotHookTokensTable {
   trigger_index: number;
 }
 
+export interface SkillsTable {
+  id: string;
+  workspace_id: string;
+  /** From SKILL.md's front matter; unique in a workspace. */
+  name: string;
+  description: string;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SkillFilesTable {
+  skill_id: string;
+  /** Relative to the skill's folder, `/`-separated, e.g. `SKILL.md` or `scripts/run.py`. */
+  path: string;
+  size: number;
+  /** Hex SHA-256 of the content: runners cache files by it. */
+  sha256: string;
+  content: Buffer;
+}
+
+export interface AgentSkillsTable {
+  agent_id: string;
+  skill_id: string;
+  /** The order the agent's `skills` list gave. */
+  position: number;
+}
+
 export interface Database {
   users: UsersTable;
   workspaces: WorkspacesTable;
@@ -557,4 +585,7 @@ export interface Database {
   autopilots: AutopilotsTable;
   autopilot_runs: AutopilotRunsTable;
   autopilot_hook_tokens: AutopilotHookTokensTable;
+  skills: SkillsTable;
+  skill_files: SkillFilesTable;
+  agent_skills: AgentSkillsTable;
 }

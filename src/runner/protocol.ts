@@ -1,6 +1,8 @@
 // The runner API's bodies as the runner reads them (runtimes.md §2): only what the runner uses is checked, anything
 // else the server adds passes through.
 import { z } from "zod";
+import { SKILL_NAME } from "../skills/front-matter.ts";
+import { pathProblem } from "../skills/paths.ts";
 
 const RuntimeSchema = z.looseObject({ id: z.string(), name: z.string() });
 
@@ -19,6 +21,19 @@ export const RepositorySchema = z.object({
   branch: z.string().min(1).optional(),
 });
 
+// A skill's name and paths become folders and files on this machine: checked here again, whatever the server says.
+const SkillFileSchema = z.looseObject({
+  path: z.string().refine((path) => pathProblem(path) === undefined, { message: "not a path inside a skill folder" }),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  url: z.string().min(1),
+});
+export const SkillSchema = z.looseObject({
+  name: z.string().regex(SKILL_NAME),
+  description: z.string(),
+  files: z.array(SkillFileSchema),
+});
+export type AssignedSkill = z.infer<typeof SkillSchema>;
+
 export const AssignmentSchema = z.looseObject({
   // The task id names folders on this machine: nothing but an id's characters.
   task: z.looseObject({ id: z.string().regex(/^[A-Za-z0-9_-]{1,100}$/) }),
@@ -35,6 +50,7 @@ export const AssignmentSchema = z.looseObject({
   token: z.string(),
   platform: z.object({ url: z.string(), mcp_url: z.string() }),
   resume: z.object({ session_id: z.string(), work_dir: z.string() }).nullish(),
+  skills: z.array(SkillSchema).default([]),
 });
 export type Assignment = z.infer<typeof AssignmentSchema>;
 

@@ -13,6 +13,7 @@ import { type Assignment, RepositorySchema } from "./protocol.ts";
 import { agentBranchName, type Repositories, RepositoryError } from "./repos.ts";
 import type { LocalRuntime } from "./runtimes.ts";
 import { forgetSession, readSession, rememberSession } from "./sessions.ts";
+import { installSkills } from "./skills.ts";
 import { freshWorkDir, makeSecretsDir, type RunnerDirs, removeSecretsDir, writeBriefs } from "./workdir.ts";
 
 interface TaskReporter {
@@ -41,13 +42,17 @@ type StopReason = "cancelled" | "shutdown";
 export class TaskRun {
   private stopReason: StopReason | undefined;
   private process: CliProcess | undefined;
+  /** The assignment's prompt, with the Skills section when the CLI finds its skills by reading it. */
+  private brief: string;
 
   constructor(
     private readonly assignment: Assignment,
     private readonly runtime: LocalRuntime,
     private readonly context: TaskContext,
     private readonly reporter: TaskReporter,
-  ) {}
+  ) {
+    this.brief = assignment.prompt;
+  }
 
   get taskId(): string {
     return this.assignment.task.id;
@@ -66,7 +71,16 @@ export class TaskRun {
       secretsDir = await makeSecretsDir(this.context.dirs, this.taskId);
       const { workDir, resumeSessionId } = await this.prepare(adapter);
       if (this.stopReason !== undefined) return this.stoppedEnd();
-      await writeBriefs(workDir, adapter.briefFiles, this.assignment.prompt, this.context.baseEnv);
+      const skills = await installSkills({
+        skills: this.assignment.skills,
+        kind: this.runtime.kind,
+        workDir,
+        cacheDir: this.context.dirs.skillFiles,
+        taskToken: this.assignment.token,
+        env: this.context.baseEnv,
+      });
+      if (skills) this.brief = `${this.assignment.prompt}\n\n${skills}`;
+      await writeBriefs(workDir, adapter.briefFiles, this.brief, this.context.baseEnv);
       const first = await this.runCli(adapter, workDir, secretsDir, resumeSessionId);
       // A session the CLI no longer has (its store was cleared, another machine's) would fail every retry the same
       // way: the CLI refused it before starting one, so the task starts a new session instead.
@@ -121,7 +135,7 @@ export class TaskRun {
       command: this.runtime.command,
       workDir,
       secretsDir,
-      prompt: assignment.prompt,
+      prompt: this.brief,
       mcpUrl: assignment.platform.mcp_url,
       taskToken: assignment.token,
       ...(resumeSessionId === undefined ? {} : { resumeSessionId }),
@@ -146,7 +160,7 @@ export class TaskRun {
       shell: launch.shell === true,
       cwd: workDir,
       env,
-      input: assignment.prompt,
+      input: this.brief,
       silenceMs: context.silenceMs,
       ...(context.killGraceMs === undefined ? {} : { killGraceMs: context.killGraceMs }),
       onLine: (line) => {

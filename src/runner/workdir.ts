@@ -1,5 +1,6 @@
 // The runner's folder: DIR/work/<task id> (where a CLI works), DIR/repos/ (one clone per repository URL),
-// DIR/secrets/<task id> (files holding a task token, gone when the task ends), DIR/runner.json (the runner id).
+// DIR/secrets/<task id> (files holding a task token, gone when the task ends), DIR/skill-files/<sha256> (skills'
+// files, fetched once), DIR/runner.json (the runner id).
 import { existsSync } from "node:fs";
 import { appendFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -10,14 +11,21 @@ export interface RunnerDirs {
   work: string;
   repos: string;
   secrets: string;
+  skillFiles: string;
 }
 
 export function runnerDirs(root: string): RunnerDirs {
-  return { root, work: join(root, "work"), repos: join(root, "repos"), secrets: join(root, "secrets") };
+  return {
+    root,
+    work: join(root, "work"),
+    repos: join(root, "repos"),
+    secrets: join(root, "secrets"),
+    skillFiles: join(root, "skill-files"),
+  };
 }
 
 export async function ensureRunnerDirs(dirs: RunnerDirs): Promise<void> {
-  for (const dir of [dirs.root, dirs.work, dirs.repos, dirs.secrets])
+  for (const dir of [dirs.root, dirs.work, dirs.repos, dirs.secrets, dirs.skillFiles])
     await mkdir(dir, { recursive: true, mode: 0o700 });
 }
 
@@ -57,7 +65,7 @@ export async function writeBriefs(
     const tracked = checkout && (await gitMaybe(["ls-files", "--error-unmatch", "--", name], { cwd: workDir, env }));
     if (!tracked) {
       await writeFile(path, prompt);
-      if (checkout) await exclude(workDir, name, env);
+      if (checkout) await excludeFromGit(workDir, `/${name}`, env);
       continue;
     }
     const own = (await readFile(path, "utf8")).split(BRIEF_MARKER)[0]?.trimEnd() ?? "";
@@ -66,12 +74,12 @@ export async function writeBriefs(
   }
 }
 
-async function exclude(workDir: string, name: string, env: Record<string, string>): Promise<void> {
+/** Adds `line` (e.g. `/AGENTS.md`) to the checkout's info/exclude, once: what the runner writes stays out of commits. */
+export async function excludeFromGit(workDir: string, line: string, env: Record<string, string>): Promise<void> {
   const commonDir = (
     await git(["rev-parse", "--path-format=absolute", "--git-common-dir"], { cwd: workDir, env })
   ).trim();
   const excludeFile = join(commonDir, "info", "exclude");
-  const line = `/${name}`;
   const current = existsSync(excludeFile) ? await readFile(excludeFile, "utf8") : "";
   if (current.split("\n").includes(line)) return;
   await mkdir(join(commonDir, "info"), { recursive: true });

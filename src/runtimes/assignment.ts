@@ -7,6 +7,7 @@ import { showRuntimeConfig } from "../platform/agents/secrets.ts";
 import { toAgent } from "../platform/agents/service.ts";
 import { listComments } from "../platform/comments/service.ts";
 import { updateIssue } from "../platform/issues/service.ts";
+import { skillsForRunner } from "../skills/for-runners.ts";
 import { buildTaskFrame } from "../work/frame.ts";
 import type { TaskRow } from "../work/queue.ts";
 import type { RunnerClaim } from "./claims.ts";
@@ -61,6 +62,7 @@ export async function buildAssignment(db: Db, claim: RunnerClaim, platform: Plat
     issue: frame.issue,
     comments,
     prompt: promptOf(String(frame.message.message.content), agent.instructions, platform),
+    skills: await skillsForRunner(db, task.workspace_id, agent.id, platform.url),
     token: claim.token,
     platform,
     resume: await resumeOf(db, task),

@@ -69,7 +69,7 @@ export interface RequestOptions {
   token?: string;
   headers?: Record<string, string>;
   /** Sent as is instead of JSON.stringify(body). */
-  raw?: string;
+  raw?: string | Uint8Array;
 }
 
 export class ApiClient {
@@ -83,7 +83,7 @@ export class ApiClient {
   ): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
-    let payload: string | undefined;
+    let payload: string | Uint8Array | undefined;
     if (options.raw !== undefined) payload = options.raw;
     else if (body !== undefined) payload = JSON.stringify(body);
     if (payload !== undefined) headers["content-type"] ??= "application/json";
@@ -102,6 +102,8 @@ export class ApiClient {
   get = <T = any>(path: string, options?: RequestOptions) => this.request<T>("GET", path, undefined, options);
   post = <T = any>(path: string, body?: unknown, options?: RequestOptions) =>
     this.request<T>("POST", path, body, options);
+  put = <T = any>(path: string, body?: unknown, options?: RequestOptions) =>
+    this.request<T>("PUT", path, body, options);
   patch = <T = any>(path: string, body?: unknown, options?: RequestOptions) =>
     this.request<T>("PATCH", path, body, options);
   delete = <T = any>(path: string, options?: RequestOptions) => this.request<T>("DELETE", path, undefined, options);

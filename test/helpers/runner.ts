@@ -26,6 +26,7 @@ export function assignmentFor(overrides: Partial<Assignment> & { prompt: string 
     token: TASK_TOKEN,
     platform: { url: "http://127.0.0.1:9/", mcp_url: "http://127.0.0.1:9/mcp" },
     resume: null,
+    skills: [],
     ...overrides,
   };
 }

@@ -15,6 +15,7 @@ const SYSTEM_TOOLS = {
   curl: "curl", // the README's examples
   jq: "jq", // the README's examples
   haproxy: "haproxy", // several processes behind a round-robin proxy
+  zip: "zip", // skills: a zip made by the tool people use
 } as const;
 
 type SystemTool = keyof typeof SYSTEM_TOOLS;

@@ -65,6 +65,7 @@ describe.each(testDialects)("agents (%s)", (dialect) => {
       instructions: null,
       model: null,
       tools: [],
+      skills: [],
       status: "offline",
       runtime_mode: "local",
       runtime_config: {},

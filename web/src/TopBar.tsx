@@ -10,6 +10,7 @@ const NAV = [
   ["agents", "Agents"],
   ["runtimes", "Runtimes"],
   ["autopilots", "Autopilots"],
+  ["skills", "Skills"],
   ["approvals", "Approvals"],
   ["calls", "Calls"],
   ["settings", "Settings"],

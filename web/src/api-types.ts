@@ -25,6 +25,7 @@ import type {
   runnerTokenSchema,
   runtimeSchema,
 } from "../../src/runtimes/schemas.ts";
+import type { skillSchema } from "../../src/skills/schemas.ts";
 import type { approvalSchema, TaskStatus, taskSchema } from "../../src/work/schemas.ts";
 
 export type Issue = z.output<typeof issueSchema>;
@@ -44,6 +45,7 @@ export type Agent = z.output<typeof agentSchema>;
 export type AgentStatus = Agent["status"];
 export type RuntimeConfig = z.output<typeof runtimeConfigSchema>;
 export type Label = z.output<typeof labelSchema>;
+export type Skill = z.output<typeof skillSchema>;
 export type Project = z.output<typeof projectSchema>;
 type ProjectStatus = z.output<typeof projectStatusSchema>;
 export type Comment = z.output<typeof commentSchema>;

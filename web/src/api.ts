@@ -112,29 +112,41 @@ export async function failure(response: Response): Promise<ApiError> {
   return new ApiError(response.status, message);
 }
 
-async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+export async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const response = await send(method, path, body === undefined ? undefined : JSON.stringify(body), "application/json");
+  if (response.status === 204) return undefined as T;
+  const text = await response.text();
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+/** A body of bytes (a zip), answered with JSON. */
+export async function upload<T>(method: string, path: string, body: Blob, type: string): Promise<T> {
+  return (await (await send(method, path, body, type)).json()) as T;
+}
+
+/** A file's text, as the server keeps it (a skill's file). */
+export async function getText(path: string): Promise<string> {
+  return (await send("GET", path)).text();
+}
+
+async function send(method: string, path: string, body?: BodyInit, type?: string): Promise<Response> {
   const headers: Record<string, string> = { ...authHeaders() };
-  if (body !== undefined) headers["content-type"] = "application/json";
+  if (body !== undefined && type) headers["content-type"] = type;
   let response: Response;
   try {
-    response = await fetch(`/api/v1/${path}`, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    response = await fetch(`/api/v1/${path}`, { method, headers, body });
   } catch {
     throw new ApiError(0, "The server cannot be reached");
   }
   if (!response.ok) throw await failure(response);
-  if (response.status === 204) return undefined as T;
-  const text = await response.text();
-  return (text ? JSON.parse(text) : undefined) as T;
+  return response;
 }
 
 export const api = {
   get: <T>(path: string) => request<T>("GET", path),
   post: <T>(path: string, body?: unknown) => request<T>("POST", path, body ?? {}),
   patch: <T>(path: string, body: unknown) => request<T>("PATCH", path, body),
+  put: <T>(path: string, body: unknown) => request<T>("PUT", path, body),
   delete: (path: string) => request<void>("DELETE", path),
 };
 

@@ -7,7 +7,7 @@ import type { Db } from "../../db/index.ts";
 import { noContent } from "../../http/openapi.ts";
 import type { AgentChecks } from "./checks.ts";
 import { agentListQuery, agentParams, agentSchema, createAgentBody, updateAgentBody } from "./schemas.ts";
-import { createAgent, deleteAgent, getAgent, listAgents, showAgent, updateAgent } from "./service.ts";
+import { createAgent, deleteAgent, getAgent, listAgents, showAgent, showAgents, updateAgent } from "./service.ts";
 
 const tags = ["agents"];
 
@@ -33,7 +33,7 @@ export async function agentRoutes(
     async (request, reply) => {
       const checks = { ...serverChecks, role: request.membership.role };
       const agent = await createAgent(db, request.params.ws_id, request.body, actorOf(request), checks);
-      return reply.code(201).send(showAgent(agent));
+      return reply.code(201).send(await showAgent(db, agent));
     },
   );
 
@@ -50,14 +50,14 @@ export async function agentRoutes(
     },
     async (request) => {
       const { status, ...page } = request.query;
-      return (await listAgents(db, request.params.ws_id, page, { status })).map(showAgent);
+      return showAgents(db, await listAgents(db, request.params.ws_id, page, { status }));
     },
   );
 
   routes.get(
     "/agents/:agent_id",
     { schema: { tags, summary: "An agent", params: agentParams, response: { 200: agentSchema } } },
-    async (request) => showAgent(await getAgent(db, request.params.ws_id, request.params.agent_id)),
+    async (request) => showAgent(db, await getAgent(db, request.params.ws_id, request.params.agent_id)),
   );
 
   routes.patch(
@@ -73,6 +73,7 @@ export async function agentRoutes(
     },
     async (request) =>
       showAgent(
+        db,
         await updateAgent(
           db,
           request.membership,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { actorTypeSchema, text, title } from "../../api/fields.ts";
+import { actorTypeSchema, idField, text, title } from "../../api/fields.ts";
 import { pageQuery } from "../../api/pagination.ts";
 import { AGENT_STATUSES, RUNTIME_MODES } from "../../db/enums.ts";
 
@@ -140,6 +140,12 @@ export type McpServerView = z.infer<typeof mcpServerView>;
 
 const runtimeConfigView = z.object({ mcp_servers: z.array(mcpServerView).optional() }).catchall(z.unknown());
 
+/** Ids of skills of the agent's workspace, in the order its runs list them. */
+const skills = z
+  .array(idField)
+  .max(100)
+  .refine((ids) => new Set(ids).size === ids.length, { message: "Skill ids must not repeat" });
+
 const maxConcurrentTasks = z.number().int().min(1).max(100);
 const ownerId = text(100).min(1);
 
@@ -152,6 +158,7 @@ export const agentSchema = z
     instructions: z.string().nullable(),
     model: z.string().nullable(),
     tools: z.array(z.string()),
+    skills: z.array(z.string()).meta({ description: "Ids of the skills the agent carries" }),
     status: agentStatusSchema,
     runtime_mode: runtimeModeSchema,
     runtime_config: runtimeConfigView,
@@ -177,6 +184,7 @@ export const createAgentBody = z
     instructions: text(100_000).nullable().optional(),
     model: model.nullable().optional(),
     tools: tools.default([]),
+    skills: skills.default([]),
     status: agentStatusSchema.default("offline"),
     runtime_mode: runtimeModeSchema.default("local"),
     runtime_config: runtimeConfigInput.nullable().default({}),
@@ -194,6 +202,7 @@ export const updateAgentBody = z
     instructions: text(100_000).nullable().optional(),
     model: model.nullable().optional(),
     tools: tools.optional(),
+    skills: skills.optional(),
     status: agentStatusSchema.optional(),
     runtime_mode: runtimeModeSchema.optional(),
     runtime_config: runtimeConfigInput.optional(),

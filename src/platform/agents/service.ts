@@ -17,18 +17,30 @@ import { workHooks } from "../work-hooks.ts";
 import { type AgentChecks, checkMcpServerUrls, checkStdioServers, checkTools } from "./checks.ts";
 import type { agentSchema, CreateAgentInput, UpdateAgentPatch } from "./schemas.ts";
 import { showRuntimeConfig, withStoredSecrets } from "./secrets.ts";
+import { setSkillsOf, skillIdsOf } from "./skills.ts";
 
 export type { AgentChecks, ToolNameCheck } from "./checks.ts";
 
 /** An agent as the API shows it: its MCP servers' credentials named, never shown (secrets.ts). */
 type AgentView = z.infer<typeof agentSchema>;
 /** An agent as stored and run, credentials included: never sent to a client as it is (see showAgent). */
-export type Agent = Omit<AgentView, "runtime_config"> & { runtime_config: Record<string, unknown> };
+export type Agent = Omit<AgentView, "runtime_config" | "skills"> & { runtime_config: Record<string, unknown> };
 
-export const showAgent = (agent: Agent): AgentView => ({
-  ...agent,
-  runtime_config: showRuntimeConfig(agent.runtime_config),
-});
+/** Agents as the API shows them, each with its skills (read in one query). */
+export async function showAgents(db: Db, agents: Agent[]): Promise<AgentView[]> {
+  const skills = await skillIdsOf(
+    db,
+    agents.map((agent) => agent.id),
+  );
+  return agents.map((agent) => ({
+    ...agent,
+    runtime_config: showRuntimeConfig(agent.runtime_config),
+    skills: skills.get(agent.id) ?? [],
+  }));
+}
+
+export const showAgent = async (db: Db, agent: Agent): Promise<AgentView> =>
+  (await showAgents(db, [agent]))[0] as AgentView;
 
 export const toAgent = ({ runtime_select: _, ...row }: Selectable<AgentsTable>): Agent => ({
   ...row,
@@ -96,6 +108,7 @@ export async function createAgent(
   await inWorkspace(db, workspaceId, async (trx) => {
     await requireActorInWorkspace(trx, workspaceId, owner.type, owner.id);
     await trx.insertInto("agents").values(row).execute();
+    await setSkillsOf(trx, workspaceId, row.id, input.skills);
     await recordActivity(trx, {
       workspaceId,
       entityType: "agent",
@@ -146,8 +159,10 @@ export async function updateAgent(
       }
       await requireActorInWorkspace(trx, by.workspaceId, patch.owner_type, patch.owner_id);
     }
-    const changes = diffFields(before, { ...patch, runtime_config: runtimeConfig });
+    const skillsBefore = (await skillIdsOf(trx, [agentId])).get(agentId) ?? [];
+    const changes = diffFields({ ...before, skills: skillsBefore }, { ...patch, runtime_config: runtimeConfig });
     if (Object.keys(changes).length === 0) return before;
+    if (changes.skills) await setSkillsOf(trx, by.workspaceId, agentId, patch.skills ?? []);
     if (changes.runtime_config) {
       const { from, to } = changes.runtime_config as { from: Record<string, unknown>; to: Record<string, unknown> };
       changes.runtime_config = { from: showRuntimeConfig(from), to: showRuntimeConfig(to) };

@@ -1,13 +1,14 @@
-// Create or edit an agent: name, model, instructions, tools, MCP servers, approval rules, where it runs, max
+// Create or edit an agent: name, model, instructions, tools, skills, MCP servers, approval rules, where it runs, max
 // concurrent tasks.
 import { useState } from "react";
-import { api } from "../api.ts";
-import type { Agent, RuntimeConfig } from "../api-types.ts";
+import { api, getAll } from "../api.ts";
+import type { Agent, RuntimeConfig, Skill } from "../api-types.ts";
 import { ErrorLine, fieldError, formError, InputField, TextAreaField } from "../components.tsx";
 import { json, maxLength, modelName, required, text, useForm, wholeNumber } from "../forms.ts";
+import { useResource } from "../use-resource.ts";
 import { RunsOn, runsOnChecks, runsOnOf, withRunsOn } from "./RunsOn.tsx";
 
-const SHOWN = ["name", "model", "instructions", "tools", "runtime_config", "max_concurrent_tasks"];
+const SHOWN = ["name", "model", "instructions", "tools", "skills", "runtime_config", "max_concurrent_tasks"];
 
 function list(value: string): string[] {
   return value
@@ -25,6 +26,7 @@ export function AgentForm(props: {
   const { agent } = props;
   const config = (agent?.runtime_config ?? {}) as RuntimeConfig;
   const [runsOn, setRunsOn] = useState(() => runsOnOf(config));
+  const skills = useResource(() => getAll<Skill>(`workspaces/${props.workspaceId}/skills`), [props.workspaceId]);
   const form = useForm({
     check: (values) => [
       { field: "name", label: "Name", value: text(values, "name"), checks: [required, maxLength(200)] },
@@ -53,6 +55,8 @@ export function AgentForm(props: {
         model: text(values, "model").trim() || null,
         instructions: text(values, "instructions") || null,
         tools: list(text(values, "tools")),
+        // Until the workspace's skills are listed, the agent's stay as they are.
+        ...(skills.data && { skills: values.getAll("skills").map(String) }),
         runtime_config: withRunsOn(
           { ...(agent?.runtime_config ?? {}), mcp_servers: mcpServers, approval_required: approvals },
           runsOn,
@@ -90,6 +94,23 @@ export function AgentForm(props: {
         name="tools"
         defaultValue={agent?.tools.join(", ") ?? ""}
       />
+      {skills.data && skills.data.length > 0 && (
+        <fieldset className="skills-choice">
+          <legend>Skills</legend>
+          {skills.data.map((skill) => (
+            <label key={skill.id} title={skill.description}>
+              <input
+                type="checkbox"
+                name="skills"
+                value={skill.id}
+                defaultChecked={agent?.skills.includes(skill.id) ?? false}
+              />{" "}
+              {skill.name}
+            </label>
+          ))}
+          <ErrorLine error={fieldError(error, "skills")} />
+        </fieldset>
+      )}
       <TextAreaField
         label="MCP servers"
         error={fieldError(error, "runtime_config")}

@@ -9,6 +9,7 @@ import { Board } from "./Board.tsx";
 import { Calls } from "./Calls.tsx";
 import { IssuePage } from "./IssuePage.tsx";
 import { Runtimes } from "./runtimes/Runtimes.tsx";
+import { Skills } from "./Skills.tsx";
 import { SETTINGS_SECTIONS, Settings } from "./settings/Settings.tsx";
 
 export function Page({ path }: { path: string }) {
@@ -37,6 +38,8 @@ export function Page({ path }: { path: string }) {
       return <Approvals />;
     case "autopilots":
       return <Autopilots />;
+    case "skills":
+      return <Skills />;
     case "calls":
       return <Calls />;
     case "settings":
