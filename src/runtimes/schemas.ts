@@ -107,9 +107,12 @@ export type ClaimInput = z.infer<typeof claimBody>;
 /** An AG-UI event as a runner numbers it; the run's own start and end are the server's to write. */
 const runnerEvent = z.looseObject({
   seq: z.number().int().min(1).max(1_000_000_000),
-  type: text(100).refine((type) => !["RUN_STARTED", "RUN_FINISHED", "RUN_ERROR"].includes(type), {
-    message: "The server writes the run's start and end",
-  }),
+  type: z
+    .string()
+    .regex(/^[A-Z][A-Z0-9_]{0,99}$/, { message: "An AG-UI event type (UPPER_SNAKE_CASE)" })
+    .refine((type) => !["RUN_STARTED", "RUN_FINISHED", "RUN_ERROR"].includes(type), {
+      message: "The server writes the run's start and end",
+    }),
 });
 export const eventsBody = runnerCall.extend({ events: z.array(runnerEvent).max(1000) });
 export type RunnerEventInput = z.infer<typeof runnerEvent>;
