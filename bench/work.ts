@@ -10,6 +10,9 @@
 //    (20 words, 10 ms apart: about 0.2 s a call, where real models take seconds) — the target's figure — and with one
 //    that answers all at once, where the worker's own cost per task (queue, statuses, issue update, comment, stored
 //    events) is all there is to see.
+// 3. The in-process worker's own cost (issue 27): with a model double that answers in 20 ms, the 1,000 tasks beside
+//    the same 1,000 runs started through `POST /agui`, AGUI_CONCURRENCY at a time, each on a fresh server of the same
+//    kind (target >= 0.8).
 // The server under test is the real one (bench/support/platform-server.ts builds it as `serve` does), on SQLite, or on
 // PostgreSQL with `npm run bench -- work postgres` (the server TEST_DATABASE_URL names).
 import { spawn } from "node:child_process";
@@ -27,6 +30,8 @@ const MODELS = {
   "fast hosted model (20 words, 10 ms apart)": { text: ANSWER, chunkDelayMs: 10 },
   "instant model (the whole answer at once)": { text: ANSWER },
 } as const;
+const AGUI_CONCURRENCY = 8;
+const TWENTY_MS_MODEL = { text: [ANSWER], chunkDelayMs: 20 };
 
 const dialect = process.argv[3] === "postgres" ? "postgres" : "sqlite";
 
@@ -147,6 +152,37 @@ async function throughputOfTasks(model: TestModelServer, databaseUrl: string) {
   return { seconds, succeeded, requests: model.requests.length, distinctIssues: asked.size };
 }
 
+/** The same runs as the tasks, started through /agui by AGUI_CONCURRENCY clients; runs/s by the clients' clock. */
+async function throughputOfAgui(databaseUrl: string) {
+  const server = await startChild("bench/support/platform-server.ts", [], {
+    ...serverEnv(databaseUrl),
+    AGENT_WORKERS: "0",
+  });
+  const { token, agents } = await seed(server.url, 0);
+  let next = 0;
+  let finished = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: AGUI_CONCURRENCY }, async () => {
+      for (let index = next++; index < TASKS; index = next++) {
+        const response = await fetch(`${server.url}/agui?agent=${agents[index % AGENTS]}`, {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+          body: JSON.stringify({
+            threadId: `thread-${index}`,
+            runId: `run-${index}`,
+            messages: [{ id: `message-${index}`, role: "user", content: `Task ${index}: please triage.` }],
+          }),
+        });
+        if ((await response.text()).includes("RUN_FINISHED")) finished++;
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  await server.stop();
+  return { runs: finished, seconds };
+}
+
 function runDirect(env: Record<string, string>): Promise<{ runs: number; seconds: number }> {
   const child = spawn(
     process.execPath,
@@ -171,7 +207,7 @@ function runDirect(env: Record<string, string>): Promise<{ runs: number; seconds
 
 const model = await TestModelServer.start();
 model.setDefault(MODELS["instant model (the whole answer at once)"]);
-const databases = await Promise.all(Array.from({ length: 5 }, () => createTestDatabase(dialect)));
+const databases = await Promise.all(Array.from({ length: 7 }, () => createTestDatabase(dialect)));
 function serverEnv(url: string) {
   return { DATABASE_URL: url, OPENAI_BASE_URL: model.url, AGENT_MODEL: "openai/bench-model" };
 }
@@ -213,6 +249,20 @@ try {
     );
     verdict &&= exactlyOnce && (!primary || ratio >= 0.8);
   }
+
+  model.setDefault(TWENTY_MS_MODEL);
+  const agui = await throughputOfAgui(databases[5]!.url);
+  const aguiRate = agui.runs / agui.seconds;
+  const load = await throughputOfTasks(model, databases[6]!.url);
+  const rate = TASKS / load.seconds;
+  const ratio = rate / aguiRate;
+  console.log(`\n${TASKS} tasks over ${AGENTS} agents; a model that answers in 20 ms: the worker's own cost`);
+  console.log(
+    `  /agui, ${AGUI_CONCURRENCY} at a time  ${agui.runs} runs in ${agui.seconds.toFixed(2)} s = ${aguiRate.toFixed(0)} runs/s`,
+  );
+  console.log(`  tasks             ${TASKS} tasks in ${load.seconds.toFixed(2)} s = ${rate.toFixed(0)} tasks/s`);
+  console.log(`  tasks/agui ${ratio.toFixed(2)} (target >= 0.8) ${ratio >= 0.8 ? "PASS" : "FAIL"}`);
+  verdict &&= agui.runs === TASKS && load.succeeded === TASKS && ratio >= 0.8;
   process.exitCode = verdict ? 0 : 1;
 } finally {
   await model.close();

@@ -295,6 +295,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   throw new ConfigError(variable ?? "environment", issue?.message ?? "is invalid");
 }
 
+/** For a command's start: the configuration, or undefined once what is wrong with it is on stderr. */
+export function loadConfigForCommand(): Config | undefined {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    return undefined;
+  }
+}
+
 function checkJwtSecret(
   secret: string | undefined,
   isDev: boolean,

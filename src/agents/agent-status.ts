@@ -8,7 +8,7 @@ import type { Db } from "../db/index.ts";
 import { holdWorkspace } from "../db/lock-order.ts";
 import type { Database } from "../db/schema.ts";
 import { newId, now, timestampAt } from "../db/values.ts";
-import type { PlatformAgent } from "./agent-store.ts";
+import type { Agent } from "../platform/agents/service.ts";
 
 /** Sets the agent's status from its runs and running tasks, inside `trx` (the one rule, in work/agent-work-status.ts). */
 export type AgentStatusSync = (
@@ -45,7 +45,7 @@ export class AgentStatusTracker {
   }
 
   /** Records a run of `agent` in progress; returns its id for `runEnded`. */
-  async runStarted(agent: PlatformAgent): Promise<string> {
+  async runStarted(agent: Agent): Promise<string> {
     const runId = newId();
     await this.db
       .transaction()
@@ -67,7 +67,7 @@ export class AgentStatusTracker {
     return runId;
   }
 
-  async runEnded(agent: PlatformAgent, runId: string, failed: boolean): Promise<void> {
+  async runEnded(agent: Agent, runId: string, failed: boolean): Promise<void> {
     await this.db
       .transaction()
       .execute(async (trx) => {

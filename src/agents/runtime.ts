@@ -2,10 +2,11 @@
 // tool-calling loop. What it does is told to a RunSink as it happens (the agent-UI endpoint encodes it).
 import type { Db } from "../db/index.ts";
 import { newId } from "../db/values.ts";
+import type { Agent } from "../platform/agents/service.ts";
 import type { ToolInvoker } from "../tools/invoker.ts";
 import type { Tool, ToolContext } from "../tools/registry.ts";
 import type { AgentStatusTracker } from "./agent-status.ts";
-import type { PlatformAgent } from "./agent-store.ts";
+import { type ApprovalDecisions, approvalGate } from "./approval-gate.ts";
 import type { ModelClient, ModelSettings, ToolCallRecord, ToolSpec, Usage } from "./model.ts";
 import { createModelClient } from "./models.ts";
 import { RunAbortedError, RunError, type RunSink, SILENT_SINK, type ToolGate } from "./run-types.ts";
@@ -19,11 +20,11 @@ import {
 } from "./threads.ts";
 import { streamTurn } from "./turn.ts";
 
-export { RunAbortedError, RunError, type RunSink, type ToolGate, type ToolGateDecision } from "./run-types.ts";
+export { RunAbortedError, RunError, type RunSink } from "./run-types.ts";
 
 /** An agent ready to run: a platform agent, or the default one (no id) with every custom tool. */
 export interface AgentSpec {
-  platform?: PlatformAgent;
+  platform?: Agent;
   model: string;
   instructions: string;
 }
@@ -47,8 +48,11 @@ export interface RunRequest {
   depth?: number;
   /** Tools offered besides the agent's own (a task run's platform tools and MCP server tools); theirs win a clash. */
   extraTools?: Tool[];
-  /** Asked before each tool call runs; it may hold calls (approvals), which ends the run until it resumes. */
-  gate?: ToolGate;
+  /**
+   * The approvals of the agent's own task run: its gated calls (approval_required) are held until a person decides,
+   * which ends the run until it resumes. Without, every run of the agent refuses them (approval-gate.ts).
+   */
+  approvals?: ApprovalDecisions;
   /** The stored thread ends with held tool calls: settle them through the gate before the next model call. */
   resume?: boolean;
   /** False when the caller keeps the agent's status itself (the task worker, from the tasks table). */
@@ -99,7 +103,7 @@ export class AgentRuntime {
     return { model: this.options.settings.defaultModel, instructions: this.options.settings.defaultInstructions };
   }
 
-  agentSpec(agent: PlatformAgent): AgentSpec {
+  agentSpec(agent: Agent): AgentSpec {
     const defaults = this.options.settings;
     return {
       platform: agent,
@@ -132,7 +136,7 @@ export class AgentRuntime {
   }
 
   /** Runs a platform agent to its final answer without streaming (the ask_<agent> tools). */
-  async ask(agent: PlatformAgent, message: string, threadId: string, caller: ToolContext): Promise<string> {
+  async ask(agent: Agent, message: string, threadId: string, caller: ToolContext): Promise<string> {
     const depth = (caller as DepthContext)[ASK_DEPTH] ?? 0;
     if (depth >= MAX_ASK_DEPTH) {
       throw new Error(`Agents may ask each other at most ${MAX_ASK_DEPTH} levels deep`);
@@ -173,7 +177,8 @@ export class AgentRuntime {
     const thread = await openThread(db, request.scope, request.threadId, agent.platform?.id ?? null);
     await appendMessages(db, thread, unseenMessages(thread, request.messages));
     const usage: Required<Usage> = { inputTokens: 0, outputTokens: 0 };
-    const calls = { serverTools, toolContext, request };
+    const gate = agent.platform ? approvalGate(agent.platform, request.approvals) : undefined;
+    const calls = { serverTools, toolContext, request, gate };
 
     if (request.resume) {
       const held = await this.settle(unansweredCalls(thread.messages), calls, thread);
@@ -229,10 +234,11 @@ export class AgentRuntime {
       serverTools,
       toolContext,
       request,
-    }: { serverTools: Map<string, Tool>; toolContext: ToolContext; request: RunRequest },
+      gate,
+    }: { serverTools: Map<string, Tool>; toolContext: ToolContext; request: RunRequest; gate: ToolGate | undefined },
     thread: Thread,
   ): Promise<ToolCallRecord[]> {
-    const { sink, signal, gate } = request;
+    const { sink, signal } = request;
     const held: ToolCallRecord[] = [];
     const results = await Promise.all(
       toolCalls.map(async (call): Promise<ThreadMessage | undefined> => {

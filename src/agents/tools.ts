@@ -1,10 +1,10 @@
 // Agent tools for the registry (workspace scope): ask_<agent_name_slug> runs that platform agent, list_agents lists them.
 import { randomUUID } from "node:crypto";
 import type { Db } from "../db/index.ts";
-import type { ToolNameCheck } from "../platform/agents/service.ts";
+import type { Agent, ToolNameCheck } from "../platform/agents/service.ts";
 import type { ToolInvoker } from "../tools/invoker.ts";
 import type { Tool, ToolContext, ToolSource } from "../tools/registry.ts";
-import { listWorkspaceAgents, type PlatformAgent } from "./agent-store.ts";
+import { listWorkspaceAgents } from "./agent-store.ts";
 import type { AgentRuntime } from "./runtime.ts";
 
 /** `Support Bot #2` → `support_bot_2`. */
@@ -56,7 +56,7 @@ export function agentToolSource(db: Db, runtime: AgentRuntime): ToolSource {
  * One tool name per agent. Agent names need not be unique: the oldest agent of a name keeps `ask_<slug>`, later ones
  * get the start of their id appended, so every agent stays reachable. Names fit the 64 characters providers accept.
  */
-export function askToolNames(agents: PlatformAgent[]): Map<string, string> {
+export function askToolNames(agents: Agent[]): Map<string, string> {
   const names = new Map<string, string>();
   const taken = new Set<string>();
   for (const agent of agents) {
@@ -68,7 +68,7 @@ export function askToolNames(agents: PlatformAgent[]): Map<string, string> {
   return names;
 }
 
-function listAgentsTool(readAgents: () => Promise<PlatformAgent[]>): Tool {
+function listAgentsTool(readAgents: () => Promise<Agent[]>): Tool {
   return {
     name: "list_agents",
     description: "List the agents of this workspace, with the ask_<agent> tool that talks to each.",
@@ -88,7 +88,7 @@ function listAgentsTool(readAgents: () => Promise<PlatformAgent[]>): Tool {
   };
 }
 
-function askTool(runtime: AgentRuntime, agent: PlatformAgent, name: string): Tool {
+function askTool(runtime: AgentRuntime, agent: Agent, name: string): Tool {
   return {
     name,
     description: `Ask the agent "${agent.name}" and get its answer.${agent.description ? ` ${agent.description}` : ""} Pass the same session_id again to continue the conversation.`,

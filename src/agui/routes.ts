@@ -13,17 +13,10 @@ import type { Db } from "../db/index.ts";
 import { HttpError, notFound, unauthorized } from "../http/errors.ts";
 import { guardLoopback } from "../http/loopback.ts";
 import { documented } from "../http/openapi.ts";
-import { logRequest } from "../http/request-log.ts";
+import { KeepAlives, SseStream } from "../http/sse.ts";
 import { SseRunWriter } from "./events.ts";
 import { aguiDocs } from "./openapi.ts";
 import { type EventNaming, parseRunInput } from "./request.ts";
-
-const SSE_HEADERS = {
-  "content-type": "text/event-stream; charset=utf-8",
-  "cache-control": "no-cache",
-  "x-accel-buffering": "no",
-  connection: "keep-alive",
-};
 
 const query = z.object({
   agent: z
@@ -51,6 +44,8 @@ export interface AguiOptions {
 
 export async function aguiRoutes(app: FastifyInstance, options: AguiOptions): Promise<void> {
   const { db, authenticator, runtime, isDev } = options;
+  const keepAlives = new KeepAlives(options.keepAliveMs, ": keep-alive\n\n");
+  app.addHook("onClose", async () => keepAlives.close());
   // Any web page can post to 127.0.0.1: only pages served from a loopback name may run agents and their tools here.
   guardLoopback(app);
   const routes = app.withTypeProvider<ZodTypeProvider>();
@@ -80,19 +75,12 @@ export async function aguiRoutes(app: FastifyInstance, options: AguiOptions): Pr
       const agent = await chooseAgent(request.query.agent ?? input.agentId, principal, request);
 
       const controller = new AbortController();
-      const res = reply.raw;
-      reply.hijack();
-      res.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), ...SSE_HEADERS });
-      res.on("close", () => {
-        if (!res.writableEnded) controller.abort();
-      });
-      const writer = new SseRunWriter(
-        input.dialect,
-        (chunk) => {
-          if (!res.destroyed) res.write(chunk);
-        },
-        options.keepAliveMs,
-      );
+      const stream = SseStream.open(reply);
+      if (!stream) return;
+      // The client left (or fell behind and was dropped): the run stops.
+      stream.onClose(() => controller.abort());
+      keepAlives.add(stream);
+      const writer = new SseRunWriter(input.dialect, (chunk) => stream.send(chunk));
       writer.runStarted({ threadId: input.threadId, runId: input.runId });
       try {
         await runtime.run({
@@ -111,8 +99,7 @@ export async function aguiRoutes(app: FastifyInstance, options: AguiOptions): Pr
         if (!controller.signal.aborted) writer.runError(describeRunError(error, request));
       } finally {
         writer.close();
-        res.end();
-        logRequest(request, reply, controller.signal.aborted ? "client went away" : undefined);
+        stream.end();
       }
     },
   );

@@ -1,17 +1,11 @@
 // `agent-platform migrate`: applies the migrations the database does not have yet.
-import { ConfigError, loadConfig } from "../config.ts";
+import { loadConfigForCommand } from "../config.ts";
 import { openDatabase } from "../db/index.ts";
 import { migrateToLatest } from "../db/migrate.ts";
 
 export async function migrate(): Promise<number> {
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    console.error(error.message);
-    return 1;
-  }
+  const config = loadConfigForCommand();
+  if (config === undefined) return 1;
   const database = openDatabase(config.databaseUrl, { maxConnections: config.databasePoolSize });
   try {
     const applied = await migrateToLatest(database.db);

@@ -2,7 +2,7 @@
 // own transaction. They are written together at the transaction's end (db/commit-hooks.ts), in one statement on
 // PostgreSQL: the workspace's event counter is a row lock held until commit, so taking it last, for one round trip,
 // keeps writers of one workspace from queueing behind each other's whole transactions.
-import { sql } from "kysely";
+import { type Selectable, sql } from "kysely";
 import { beforeCommit } from "../db/commit-hooks.ts";
 import { type Db, isPostgres } from "../db/index.ts";
 import { holdWorkspace } from "../db/lock-order.ts";
@@ -13,7 +13,7 @@ import { EVENTS_CHANNEL, type NewEvent } from "./outbox.ts";
 
 /** An event to write, and the id of its activity entry when it is one. */
 interface PendingEvent {
-  row: Omit<EventsTable, "seq" | "created_at">;
+  row: Omit<Selectable<EventsTable>, "seq" | "created_at">;
   activityId: string | null;
 }
 

@@ -5,6 +5,7 @@ import type { FastifyInstance } from "fastify";
 import { requireWorkspaceAccess } from "../api/access.ts";
 import type { Authenticator } from "../auth/authenticator.ts";
 import { type Db, openDatabase, type SqlDialect } from "../db/index.ts";
+import { DEFAULT_MAX_UNREAD_BYTES } from "../http/sse.ts";
 import { systemResolver } from "../http/targets.ts";
 import { eventRoutes, eventStreamRoute } from "./routes.ts";
 import { openEventSignal } from "./signal.ts";
@@ -45,7 +46,6 @@ export interface EventsOptions {
   onLiveEvents?: (oldestCreatedAt: string) => void;
 }
 
-const DEFAULT_MAX_UNREAD_BYTES = 1024 * 1024;
 const DEFAULT_SWEEP_MS = 5_000;
 const DEFAULT_DELIVERY_SWEEP_MS = 1_000;
 const DEFAULT_CONCURRENCY = 64;
@@ -73,7 +73,6 @@ export async function eventsPlugin(app: FastifyInstance, options: EventsOptions)
     signal,
     {
       keepAliveMs: tuning.keepAliveMs ?? options.keepAliveMs,
-      maxUnreadBytes: tuning.maxUnreadBytes ?? DEFAULT_MAX_UNREAD_BYTES,
       sweepMs: tuning.sweepMs ?? DEFAULT_SWEEP_MS,
       onLiveEvents: options.onLiveEvents,
     },
@@ -123,6 +122,7 @@ export async function eventsPlugin(app: FastifyInstance, options: EventsOptions)
     hub,
     tickets: new TicketService(options.jwtSecret, tuning.ticketTtlMs ?? TICKET_TTL_MS),
     authenticator: options.authenticator,
+    maxUnreadBytes: tuning.maxUnreadBytes ?? DEFAULT_MAX_UNREAD_BYTES,
   };
   const policy = { allowPrivate: delivery.allowPrivate, resolve: delivery.resolve };
   await app.register(

@@ -9,8 +9,8 @@ import type { Principal } from "../auth/principal.ts";
 import type { Db } from "../db/index.ts";
 import { isId, timestampAt } from "../db/values.ts";
 import { forbidden, unauthorized } from "../http/errors.ts";
-import { openEventStream } from "../http/event-stream.ts";
 import { eventStream } from "../http/openapi.ts";
+import { SseStream } from "../http/sse.ts";
 import { readEvents } from "./outbox.ts";
 import { eventSchema, listEventsQuery, streamHeaders, streamQuery, ticketSchema } from "./schemas.ts";
 import type { EventStreamHub, SubscriberIdentity } from "./stream.ts";
@@ -23,6 +23,8 @@ export interface EventRouteOptions {
   hub: EventStreamHub;
   tickets: TicketService;
   authenticator: Authenticator;
+  /** Unsent bytes after which a subscriber that stopped reading is dropped. */
+  maxUnreadBytes: number;
 }
 
 /** Registered under `/workspaces/:ws_id`, inside the membership guard. */
@@ -98,7 +100,7 @@ export async function eventStreamRoute(app: FastifyInstance, options: EventRoute
         description:
           "Frames are `id: <seq>`, `event: <type>`, `data: <Event JSON>`. `Last-Event-ID` (or `after_seq`) replays " +
           "every event after it, then the stream goes live with no gap and no duplicate; without either, it starts " +
-          "at the present. A comment line (`: keepalive`) every 15 s. A client that stops reading is disconnected; " +
+          "at the present. A comment line (`: keepalive`) every 15 s while quiet. A client that stops reading is disconnected; " +
           "it reconnects with Last-Event-ID. Credentials: bearer token, API key, or `?ticket=` from POST events/tickets.",
         params: workspaceParams,
         querystring: streamQuery,
@@ -107,9 +109,9 @@ export async function eventStreamRoute(app: FastifyInstance, options: EventRoute
       },
     },
     async (request, reply) => {
-      const socket = openEventStream(reply);
-      if (!socket) return reply;
-      void options.hub.subscribe(socket, {
+      const stream = SseStream.open(reply, { maxUnreadBytes: options.maxUnreadBytes });
+      if (!stream) return reply;
+      void options.hub.subscribe(stream, {
         ...request.streamCaller,
         workspaceId: request.params.ws_id,
         afterSeq: request.headers["last-event-id"] ?? request.query.after_seq,

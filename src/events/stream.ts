@@ -1,30 +1,19 @@
 // The workspace event stream: one feed per workspace with subscribers in this process reads each new event from the
 // outbox once and writes its frame to every subscriber. A subscriber first replays what it missed from the outbox at
 // its own pace, then joins the feed: it never sees a gap or a duplicate seq, and one that stops reading is dropped.
+import { Coalescer } from "../db/coalesce.ts";
 import type { Db } from "../db/index.ts";
+import { KeepAlives, type SseStream, sseFrame } from "../http/sse.ts";
 import { headSeq, readEvents, type WorkspaceEvent } from "./outbox.ts";
 import type { EventSignal } from "./signal.ts";
 import { matchesTypes } from "./types.ts";
 
 const READ_BATCH = 500;
 const REPLAY_CHUNK_CHARS = 64 * 1024;
-const KEEPALIVE_FRAME = ": keepalive\n\n";
-
-/** What a subscriber writes to: the client's socket (or anything with the same few members, in tests). */
-export interface FrameSink {
-  write(chunk: string | Buffer): boolean;
-  readonly writableLength: number;
-  readonly destroyed: boolean;
-  destroy(): void;
-  once(event: "drain" | "close", listener: () => void): unknown;
-  off(event: "drain" | "close", listener: () => void): unknown;
-}
 
 export interface StreamSettings {
   /** Interval of keep-alive comments (default 15 s). */
   keepAliveMs: number;
-  /** Bytes a subscriber may leave unread before it is dropped (default 1 MiB). */
-  maxUnreadBytes: number;
   /** Interval of a read of every feed even without hints, a backstop for hints that never came (default 5 s). */
   sweepMs: number;
   /** Told when a batch of events goes out to live subscribers, with its oldest event's creation time. */
@@ -45,11 +34,11 @@ export interface SubscribeOptions extends SubscriberIdentity {
 }
 
 export const eventFrame = (event: WorkspaceEvent): string =>
-  `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+  sseFrame({ id: event.seq, event: event.type, data: JSON.stringify(event) });
 
 export class EventStreamHub {
   private readonly feeds = new Map<string, WorkspaceFeed>();
-  private readonly keepAlive: NodeJS.Timeout;
+  private readonly keepAlives: KeepAlives;
   private readonly sweep: NodeJS.Timeout;
   private closed = false;
 
@@ -62,16 +51,17 @@ export class EventStreamHub {
     signal.onHint((workspaceId, seq, event) => this.feeds.get(workspaceId)?.hint(seq, event));
     signal.onResync(() => this.pullAll());
     // One timer each for every stream rather than one per subscriber.
-    this.keepAlive = setInterval(() => this.writeKeepAlives(), settings.keepAliveMs).unref();
+    this.keepAlives = new KeepAlives(settings.keepAliveMs, ": keepalive\n\n");
     this.sweep = setInterval(() => this.pullAll(), settings.sweepMs).unref();
   }
 
-  /** Starts streaming to `sink`; the stream ends when the sink closes (or is dropped). */
-  async subscribe(sink: FrameSink, options: SubscribeOptions): Promise<void> {
+  /** Starts streaming to `sink`; the stream ends when the client leaves (or is dropped). */
+  async subscribe(sink: SseStream, options: SubscribeOptions): Promise<void> {
     if (this.closed) {
-      sink.destroy();
+      sink.drop();
       return;
     }
+    this.keepAlives.add(sink);
     let feed = this.feeds.get(options.workspaceId);
     if (!feed) {
       const created = new WorkspaceFeed(
@@ -86,7 +76,7 @@ export class EventStreamHub {
       this.feeds.set(options.workspaceId, created);
       feed = created;
     }
-    await feed.add(new Subscriber(sink, options, this.settings.maxUnreadBytes));
+    await feed.add(new Subscriber(sink, options));
   }
 
   /** Subscribers in this process, for tests and metrics. */
@@ -99,7 +89,7 @@ export class EventStreamHub {
   /** Ends every stream (server shutdown). */
   close(): void {
     this.closed = true;
-    clearInterval(this.keepAlive);
+    this.keepAlives.close();
     clearInterval(this.sweep);
     for (const feed of [...this.feeds.values()]) feed.closeAll();
     this.feeds.clear();
@@ -107,10 +97,6 @@ export class EventStreamHub {
 
   private pullAll(): void {
     for (const feed of this.feeds.values()) feed.pull();
-  }
-
-  private writeKeepAlives(): void {
-    for (const feed of this.feeds.values()) feed.keepAlive();
   }
 }
 
@@ -120,8 +106,7 @@ class WorkspaceFeed {
   position = 0;
   private readonly subscribers = new Set<Subscriber>();
   private readonly ready: Promise<void>;
-  private reading = false;
-  private readAgain = false;
+  private readonly reads: Coalescer;
   /** Once the position is known (the outbox head when the feed was made). */
   private isReady = false;
 
@@ -132,6 +117,7 @@ class WorkspaceFeed {
     private readonly onEmpty: () => void,
     private readonly onLiveEvents?: (oldestCreatedAt: string) => void,
   ) {
+    this.reads = new Coalescer(() => this.readAll(), onError);
     this.ready = headSeq(db, workspaceId).then((head) => {
       this.position = head;
       this.isReady = true;
@@ -163,7 +149,7 @@ class WorkspaceFeed {
    */
   hint(seq: number, event?: WorkspaceEvent): void {
     if (seq <= this.position) return;
-    if (event && this.isReady && !this.reading && seq === this.position + 1) {
+    if (event && this.isReady && !this.reads.busy && seq === this.position + 1) {
       this.position = seq;
       this.broadcast([event]);
       return;
@@ -173,20 +159,7 @@ class WorkspaceFeed {
 
   /** Reads what the outbox holds after `position` and writes it to the live subscribers; one read at a time. */
   pull(): void {
-    if (this.reading) {
-      this.readAgain = true;
-      return;
-    }
-    this.reading = true;
-    void this.readAll()
-      .catch(this.onError)
-      .finally(() => {
-        this.reading = false;
-      });
-  }
-
-  keepAlive(): void {
-    for (const subscriber of this.subscribers) subscriber.keepAlive();
+    this.reads.run();
   }
 
   closeAll(): void {
@@ -195,16 +168,13 @@ class WorkspaceFeed {
 
   private async readAll(): Promise<void> {
     await this.ready;
-    do {
-      this.readAgain = false;
-      for (;;) {
-        const events = await readEvents(this.db, this.workspaceId, { afterSeq: this.position, limit: READ_BATCH });
-        if (events.length === 0) break;
-        this.position = events.at(-1)!.seq;
-        this.broadcast(events);
-        if (events.length < READ_BATCH) break;
-      }
-    } while (this.readAgain);
+    for (;;) {
+      const events = await readEvents(this.db, this.workspaceId, { afterSeq: this.position, limit: READ_BATCH });
+      if (events.length === 0) break;
+      this.position = events.at(-1)!.seq;
+      this.broadcast(events);
+      if (events.length < READ_BATCH) break;
+    }
   }
 
   private broadcast(events: WorkspaceEvent[]): void {
@@ -261,9 +231,8 @@ class Subscriber {
   private readonly closeListeners: Array<() => void> = [];
 
   constructor(
-    private readonly sink: FrameSink,
+    private readonly sink: SseStream,
     options: SubscribeOptions,
-    private readonly maxUnreadBytes: number,
   ) {
     this.userId = options.userId;
     this.apiKeyId = options.apiKeyId;
@@ -274,8 +243,7 @@ class Subscriber {
       this.closed = true;
       for (const listener of this.closeListeners) listener();
     };
-    if (sink.destroyed) queueMicrotask(closed);
-    else sink.once("close", closed);
+    sink.onClose(closed);
   }
 
   onClose(listener: () => void): void {
@@ -313,19 +281,12 @@ class Subscriber {
     }
     this.position = events.at(-1)!.seq;
     const chunk = first === 0 && this.types.length === 0 ? batch.everything() : batch.framesFrom(first, this.types);
-    if (chunk.length === 0 || this.sink.destroyed) return;
     // Live frames are written whatever the client has read: one that lets them pile up is dropped.
-    if (this.sink.writableLength > this.maxUnreadBytes) this.drop();
-    else this.sink.write(chunk);
-  }
-
-  /** A comment line, while the client is not behind anyway. */
-  keepAlive(): void {
-    if (this.isLive && !this.sink.destroyed && this.sink.writableLength === 0) this.sink.write(KEEPALIVE_FRAME);
+    if (chunk.length > 0) this.sink.send(chunk);
   }
 
   drop(): void {
-    if (!this.sink.destroyed) this.sink.destroy();
+    this.sink.drop();
   }
 
   /** Replayed frames go out at the pace the client reads them. */
@@ -335,23 +296,10 @@ class Subscriber {
       if (matchesTypes(this.types, event.type)) chunk += eventFrame(event);
       this.position = event.seq;
       if (chunk.length >= REPLAY_CHUNK_CHARS || event === events.at(-1)) {
-        if (chunk !== "" && !this.sink.destroyed && !this.sink.write(chunk)) await this.drained();
+        if (chunk !== "") await this.sink.sendPaced(chunk);
         chunk = "";
         if (this.closed) return;
       }
     }
-  }
-
-  /** Resolves once the sink has sent what it holds, or has closed. */
-  private drained(): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        this.sink.off("drain", done);
-        this.sink.off("close", done);
-        resolve();
-      };
-      this.sink.once("drain", done);
-      this.sink.once("close", done);
-    });
   }
 }

@@ -5,7 +5,7 @@
 // With --workspace ID alone, that workspace as its first owner: whoever runs the command already holds the database
 // (DATABASE_URL), so no credential could stop them, and issues and comments need a member to be written by.
 import type { Authenticator } from "../auth/authenticator.ts";
-import { type Config, ConfigError, loadConfig } from "../config.ts";
+import { loadConfigForCommand } from "../config.ts";
 import { buildCore } from "../core.ts";
 import { type DatabaseHandle, type Db, openDatabase } from "../db/index.ts";
 import { migrateToLatest } from "../db/migrate.ts";
@@ -30,14 +30,8 @@ export interface McpFlags {
 export async function runMcpCommand(flags: McpFlags): Promise<number> {
   // Tools that print (console.log in a tools.ts) must not break the protocol on stdout.
   console.log = console.info = console.debug = console.error;
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    console.error(error.message);
-    return 1;
-  }
+  const config = loadConfigForCommand();
+  if (config === undefined) return 1;
   const log = stderrLog(config.logLevel);
 
   let custom: Awaited<ReturnType<typeof loadCustomTools>>;

@@ -1,38 +1,9 @@
 // Checks that ids named in a request belong to this workspace (IDOR rule: another workspace's id is "not found").
-import type { Selectable } from "kysely";
 import type { ActorType } from "../api/fields.ts";
-import { type Db, isPostgres } from "../db/index.ts";
-import type { Database } from "../db/schema.ts";
+import { getInWorkspace } from "../api/workspace-rows.ts";
+import type { Db } from "../db/index.ts";
 import { isId } from "../db/values.ts";
 import { invalid, notFound } from "../http/errors.ts";
-
-/** Tables whose rows belong to one workspace and are named by their id. */
-type WorkspaceTable = "issues" | "agents" | "projects" | "labels" | "api_keys";
-
-/**
- * The row with this id, if it belongs to this workspace; otherwise 404 "<thing> not found". `delete` (PostgreSQL, in a
- * transaction) locks it as deleting it would, until commit.
- */
-export async function getInWorkspace<T extends WorkspaceTable>(
-  db: Db,
-  table: T,
-  workspaceId: string,
-  id: string,
-  thing: string,
-  lock?: "delete",
-): Promise<Selectable<Database[T]>> {
-  const row = isId(id)
-    ? await db
-        .selectFrom(table as WorkspaceTable)
-        .selectAll()
-        .where("workspace_id", "=", workspaceId)
-        .where("id", "=", id)
-        .$if(lock === "delete" && db.isTransaction && isPostgres(db), (query) => query.forUpdate())
-        .executeTakeFirst()
-    : undefined;
-  if (!row) throw notFound(thing);
-  return row as Selectable<Database[T]>;
-}
 
 /** A `member` is a user id with a membership here; an `agent` is an agent id of this workspace. */
 export async function requireActorInWorkspace(db: Db, workspaceId: string, type: ActorType, id: string): Promise<void> {

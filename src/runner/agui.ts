@@ -4,7 +4,7 @@
 // call or a reasoning block starts.
 import { randomUUID } from "node:crypto";
 import { EventType, type ReasoningMessageStartEvent } from "@ag-ui/core";
-import { type OfficialEvent, OfficialEventSink } from "../agui/events.ts";
+import { type OfficialEvent, OfficialEventSink } from "../agents/official-events.ts";
 
 export type { OfficialEvent };
 

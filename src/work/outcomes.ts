@@ -303,7 +303,7 @@ export async function pauseForApproval(
         tool_call_id: call.id,
         tool_name: call.name,
         arguments: toJson(parseArguments(call.arguments)),
-        status: "pending",
+        status: "pending" as const,
         decided_by: null,
         comment: null,
         created_at: at,

@@ -1,11 +1,11 @@
 // The task queue, in the database every process shares: tasks enter it inside the transaction of the change that
 // triggers them (a trigger for an agent with an open task on the issue joins that task), and leave it cancelled.
 // Claiming and leases are in leases.ts.
-import { sql } from "kysely";
+import { type Selectable, sql } from "kysely";
 import type { Actor } from "../api/access.ts";
 import { type Db, isPostgres } from "../db/index.ts";
 import { holdWorkspace } from "../db/lock-order.ts";
-import type { TasksTable } from "../db/schema.ts";
+import type { Flag, TasksTable } from "../db/schema.ts";
 import { newId, now } from "../db/values.ts";
 import { recordActivity } from "../events/activity.ts";
 import { appendEvent } from "../events/append.ts";
@@ -14,7 +14,7 @@ import { appendRunEvents, runErrorEvent } from "./run-events.ts";
 import { OPEN_TASK_STATUSES, type TaskTrigger } from "./schemas.ts";
 import { announce } from "./signals.ts";
 
-export type TaskRow = TasksTable;
+export type TaskRow = Selectable<TasksTable>;
 
 /** The predicate of the one-open-task-per-agent-and-issue index, written out so both databases infer that index. */
 const OPEN_TASK = sql<boolean>`status in ('queued', 'running', 'waiting_approval')`;
@@ -59,7 +59,7 @@ export async function enqueueTask(trx: Db, input: NewTask): Promise<{ task: Task
       resume: 0,
       available_at: at,
       // Read from the issue in the same statement: the transaction that triggers the task may have just set it.
-      urgent: sql<number>`coalesce((select 1 from issues where id = ${input.issueId} and priority = 'urgent'), 0)`,
+      urgent: sql<Flag>`coalesce((select 1 from issues where id = ${input.issueId} and priority = 'urgent'), 0)`,
       lease_owner: null,
       lease_expires_at: null,
       created_at: at,

@@ -6,10 +6,10 @@ import { actorOf } from "../api/access.ts";
 import { pageQuery } from "../api/pagination.ts";
 import type { Db } from "../db/index.ts";
 import { eventStream } from "../http/openapi.ts";
-import { logRequest } from "../http/request-log.ts";
+import { SseStream } from "../http/sse.ts";
 import { issueParams } from "../platform/issues/schemas.ts";
 import { decideApproval, getApproval, listApprovals } from "./approvals.ts";
-import { type RunEventStreams, SSE_HEADERS } from "./run-stream.ts";
+import type { RunEventStreams } from "./run-stream.ts";
 import { getRun, listTaskRuns } from "./runs.ts";
 import {
   approvalListQuery,
@@ -152,11 +152,8 @@ export async function workRoutes(app: FastifyInstance, { db, tasks, streams }: W
     },
     async (request, reply) => {
       const run = await getRun(db, request.params.ws_id, request.params.run_id);
-      const res = reply.raw;
-      reply.hijack();
-      res.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), ...SSE_HEADERS });
-      await streams.follow(res, run.id, request.headers["last-event-id"] ?? 0);
-      logRequest(request, reply);
+      const stream = SseStream.open(reply);
+      if (stream) await streams.follow(stream, run.id, request.headers["last-event-id"] ?? 0);
     },
   );
 

@@ -3,8 +3,8 @@
 // batches (one insert per few milliseconds of streaming), never one statement per token.
 
 import type { Usage } from "../agents/model.ts";
+import { type OfficialEvent, OfficialEventSink } from "../agents/official-events.ts";
 import type { RunSink } from "../agents/run-types.ts";
-import { type OfficialEvent, OfficialEventSink } from "../agui/events.ts";
 import { type Db, databaseRefusal } from "../db/index.ts";
 import { type RunEvent, streamRunEvents } from "./run-events.ts";
 

@@ -2,19 +2,11 @@
 // stored so far (after `Last-Event-ID`), then live until the run's last event. Live means: woken by the run's
 // signal, from whichever process runs it, then read from the database, so every subscriber of every process sees
 // the same events in the same order, with no gap and no repeat.
-import { once } from "node:events";
-import type { ServerResponse } from "node:http";
-import { sseFrame } from "../agui/events.ts";
+import { Coalescer } from "../db/coalesce.ts";
 import type { Db } from "../db/index.ts";
+import { KeepAlives, type SseStream, sseFrame } from "../http/sse.ts";
 import { readRunEvents, TERMINAL_EVENT_TYPES } from "./run-events.ts";
 import type { WorkSignals } from "./signals.ts";
-
-export const SSE_HEADERS = {
-  "content-type": "text/event-stream; charset=utf-8",
-  "cache-control": "no-cache",
-  "x-accel-buffering": "no",
-  connection: "keep-alive",
-};
 
 const READ_BATCH = 500;
 /** A missed signal (the listening connection dropped) delays an event by at most this long. */
@@ -23,12 +15,14 @@ const SAFETY_POLL_MS = 2_000;
 export class RunEventStreams {
   private readonly byRun = new Map<string, Set<RunStream>>();
   private readonly stopSignals: () => void;
+  private readonly keepAlives: KeepAlives;
 
   constructor(
     private readonly db: Db,
     signals: WorkSignals,
-    private readonly keepAliveMs: number,
+    keepAliveMs: number,
   ) {
+    this.keepAlives = new KeepAlives(keepAliveMs, ": keep-alive\n\n");
     this.stopSignals = signals.on((signal) => {
       if (signal.kind === "run") for (const stream of this.byRun.get(signal.runId) ?? []) stream.wake();
     });
@@ -37,14 +31,15 @@ export class RunEventStreams {
     });
   }
 
-  /** Streams the run's events after `afterSeq` on `res` (headers already sent); ends by itself after the last one. */
-  follow(res: ServerResponse, runId: string, afterSeq: number): Promise<void> {
+  /** Streams the run's events after `afterSeq`; ends by itself after the last one. */
+  follow(sse: SseStream, runId: string, afterSeq: number): Promise<void> {
     let streams = this.byRun.get(runId);
     if (!streams) {
       streams = new Set();
       this.byRun.set(runId, streams);
     }
-    const stream = new RunStream(this.db, res, runId, afterSeq, this.keepAliveMs);
+    const stream = new RunStream(this.db, sse, runId, afterSeq);
+    this.keepAlives.add(sse);
     streams.add(stream);
     return stream.ended.finally(() => {
       streams.delete(stream);
@@ -55,6 +50,7 @@ export class RunEventStreams {
   /** Ends every open stream (the server shuts down); clients resume elsewhere with Last-Event-ID. */
   closeAll(): void {
     this.stopSignals();
+    this.keepAlives.close();
     for (const streams of this.byRun.values()) for (const stream of streams) stream.end();
   }
 }
@@ -62,76 +58,55 @@ export class RunEventStreams {
 class RunStream {
   readonly ended: Promise<void>;
   private finish!: () => void;
-  private reading: Promise<void> | undefined;
-  private readAgain = false;
+  private readonly reads = new Coalescer(
+    () => this.readAll(),
+    () => this.end(),
+  );
   private done = false;
-  private wroteSinceTick = false;
   private readonly timers: NodeJS.Timeout[];
 
   constructor(
     private readonly db: Db,
-    private readonly res: ServerResponse,
+    private readonly sse: SseStream,
     private readonly runId: string,
     private lastSeq: number,
-    keepAliveMs: number,
   ) {
     this.ended = new Promise((resolve) => {
       this.finish = resolve;
     });
-    res.on("close", () => this.end());
-    this.timers = [
-      setInterval(() => this.wake(), SAFETY_POLL_MS),
-      setInterval(() => {
-        if (!this.wroteSinceTick) this.write(": keep-alive\n\n");
-        this.wroteSinceTick = false;
-      }, keepAliveMs),
-    ];
+    sse.onClose(() => this.end());
+    this.timers = [setInterval(() => this.wake(), SAFETY_POLL_MS)];
     this.wake();
   }
 
   wake(): void {
-    if (this.done) return;
-    if (this.reading) {
-      this.readAgain = true;
-      return;
-    }
-    this.reading = this.readAll()
-      .catch(() => this.end())
-      .finally(() => {
-        this.reading = undefined;
-      });
+    if (!this.done) this.reads.run();
   }
 
   end(): void {
     if (this.done) return;
     this.done = true;
     for (const timer of this.timers) clearInterval(timer);
-    if (!this.res.writableEnded) this.res.end();
+    this.sse.end();
     this.finish();
   }
 
   private async readAll(): Promise<void> {
-    do {
-      this.readAgain = false;
-      for (;;) {
-        const events = await readRunEvents(this.db, this.runId, this.lastSeq, READ_BATCH);
-        if (!events) return this.end();
-        let flowing = true;
-        for (const event of events) {
-          if (this.done) return;
-          flowing = this.write(sseFrame(event.type, event.data, event.seq));
-          this.lastSeq = event.seq;
-          if (TERMINAL_EVENT_TYPES.has(event.type)) return this.end();
-        }
-        if (!flowing && !this.done) await Promise.race([once(this.res, "drain"), this.ended]);
-        if (events.length < READ_BATCH) break;
+    for (;;) {
+      const events = await readRunEvents(this.db, this.runId, this.lastSeq, READ_BATCH);
+      if (!events) return this.end();
+      let chunk = "";
+      let terminal = false;
+      for (const event of events) {
+        chunk += sseFrame({ id: event.seq, event: event.type, data: event.data });
+        this.lastSeq = event.seq;
+        terminal = TERMINAL_EVENT_TYPES.has(event.type);
+        if (terminal) break;
       }
-    } while (this.readAgain && !this.done);
-  }
-
-  private write(chunk: string): boolean {
-    if (this.res.destroyed || this.res.writableEnded) return true;
-    this.wroteSinceTick = true;
-    return this.res.write(chunk);
+      // Read from the database at the client's pace: a slow reader holds nothing but its place in the run.
+      if (chunk !== "" && !this.done) await this.sse.sendPaced(chunk);
+      if (terminal) return this.end();
+      if (this.done || events.length < READ_BATCH) break;
+    }
   }
 }

@@ -1,3 +1,4 @@
+import type { Selectable } from "kysely";
 // Runs as members read them: every run of a task is kept with its usage and error.
 
 import type { Page } from "../api/pagination.ts";
@@ -7,7 +8,7 @@ import { isId } from "../db/values.ts";
 import { notFound } from "../http/errors.ts";
 import type { Run, RunStatus } from "./schemas.ts";
 
-const toRun = (row: RunsTable): Run => ({
+const toRun = (row: Selectable<RunsTable>): Run => ({
   id: row.id,
   task_id: row.task_id,
   agent_id: row.agent_id,

@@ -6,7 +6,7 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ModelError, type ModelSettings } from "../agents/model.ts";
 import { createModelClient } from "../agents/models.ts";
-import { type AgentRuntime, RunError, type RunResult, type ToolGate } from "../agents/runtime.ts";
+import { type AgentRuntime, RunError, type RunResult } from "../agents/runtime.ts";
 import type { ThreadMessage } from "../agents/threads.ts";
 import type { Actor } from "../api/access.ts";
 import { type Db, databaseRefusal } from "../db/index.ts";
@@ -97,7 +97,6 @@ export class TaskRunner {
         fetch: this.mcpFetch,
       });
       const extraTools = [...mcp.tools, ...(await this.platformTools(agent))];
-      const gate = approvalGate(db, claimed.runId, config.approval_required ?? []);
       const turn: AgentTurn = (messages, resume = false) =>
         this.options.runtime.run({
           agent: spec,
@@ -106,7 +105,7 @@ export class TaskRunner {
           messages,
           resume,
           extraTools,
-          gate,
+          approvals: (call) => decisionFor(db, claimed.runId, call.id),
           toolContext: { workspaceId: agent.workspace_id },
           managesAgentStatus: false,
           signal,
@@ -288,25 +287,4 @@ function runtimeConfigOf(agent: Agent, stdioAllowed: boolean) {
   const stdio = stdioAllowed ? undefined : parsed.data.mcp_servers?.find((server) => server.command !== undefined);
   if (stdio) throw new RunError("mcp_stdio_off", `MCP server "${stdio.name}": ${STDIO_OFF}`);
   return parsed.data;
-}
-
-/**
- * Tool calls named in `approval_required` (or every call, for "*") wait for a person: held until an approval for the
- * call is decided, then run (approved) or answered with the denial (denied), which the model reads as the result.
- */
-function approvalGate(db: Db, runId: string, required: string[]): ToolGate | undefined {
-  if (required.length === 0) return undefined;
-  const everyTool = required.includes("*");
-  const names = new Set(required);
-  return async (call) => {
-    if (!everyTool && !names.has(call.name)) return { action: "run" };
-    const decision = await decisionFor(db, runId, call.id);
-    if (!decision || decision.status === "pending") return { action: "hold" };
-    if (decision.status === "approved") return { action: "run" };
-    const comment = decision.comment ? ` Their comment: ${decision.comment}` : "";
-    return {
-      action: "answer",
-      content: `Denied: the person reviewing this call to ${call.name} did not approve it, so it did not run.${comment}`,
-    };
-  };
 }

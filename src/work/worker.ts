@@ -3,6 +3,7 @@
 // run within moments of its cancellation, and takes up tasks whose process died (a slow sweep of expired leases).
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
+import { Coalescer } from "../db/coalesce.ts";
 import type { Db } from "../db/index.ts";
 import { type ClaimedTask, claimNextTask, recoverExpiredLeases, renewLease } from "./leases.ts";
 import type { WorkSignals } from "./signals.ts";
@@ -36,11 +37,9 @@ export class Worker {
   private readonly timers = new Set<NodeJS.Timeout>();
   private stopSignals: (() => void) | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
-  /** Claims under way: several at once when several slots are free and the queue has work. */
-  private readonly claims = new Set<Promise<void>>();
-  /** Counts calls to claim(), so a claim that found nothing knows whether work was announced meanwhile. */
-  private wakeups = 0;
-  /** Whether the last claim that ended saw more tasks waiting: only then may claims run side by side. */
+  /** Rounds of claims, one at a time: a wake-up during a round brings one more round after it. */
+  private readonly claims: Coalescer;
+  /** Whether the last claim that ended saw more tasks waiting: only then do claims run side by side. */
   private queueHadWork = true;
   private sweeping: Promise<void> | undefined;
   private stopped = false;
@@ -51,7 +50,12 @@ export class Worker {
     private readonly runner: TaskRunner,
     private readonly settings: WorkerSettings,
     private readonly log: WorkerLog,
-  ) {}
+  ) {
+    this.claims = new Coalescer(
+      () => this.claimWhileRoom(),
+      (error) => this.log.error({ err: error }, "claiming tasks failed"),
+    );
+  }
 
   /** Tasks this process runs right now. */
   get busy(): number {
@@ -80,41 +84,43 @@ export class Worker {
   async stop(): Promise<void> {
     this.stopClaiming();
     this.stopSignals?.();
-    await Promise.all([...this.claims, this.sweeping]);
+    await Promise.all([this.claims.idle(), this.sweeping]);
     for (const task of this.running.values()) task.controller.abort("shutdown" satisfies StopReason);
     await Promise.all([...this.running.values()].map((task) => task.done));
   }
 
-  /**
-   * Claims tasks while there is room: one claim when the queue may be empty, more side by side (one per free slot)
-   * while claims see more tasks waiting. A claim that saw no more looks once more if work was announced meanwhile.
-   */
+  /** Claims tasks while there is room; a wake-up while claims are under way looks once more after them. */
   claim(): void {
-    this.wakeups++;
     if (this.stopped || this.settings.workers === 0) return;
-    const room = this.settings.workers - this.running.size - this.claims.size;
-    if (room <= 0 || (this.claims.size > 0 && !this.queueHadWork)) return;
-    const claim: Promise<void> = this.claimOne().then((again) => {
-      this.claims.delete(claim);
-      if (again) this.claim();
-    });
-    this.claims.add(claim);
+    this.claims.run();
   }
 
-  /** Claims one task and launches it; true when another claim should follow. */
-  private async claimOne(): Promise<boolean> {
-    const wakeupsBefore = this.wakeups;
+  /**
+   * Rounds of claims while there is room: one claim when the queue may be empty, more side by side (one per free
+   * slot) while claims see more tasks waiting.
+   */
+  private async claimWhileRoom(): Promise<void> {
+    for (;;) {
+      const room = this.settings.workers - this.running.size;
+      if (this.stopped || room <= 0) return;
+      const round = this.queueHadWork ? room : 1;
+      await Promise.all(Array.from({ length: round }, () => this.claimOne()));
+      if (!this.queueHadWork) return;
+    }
+  }
+
+  /** Claims one task and launches it. */
+  private async claimOne(): Promise<void> {
     let claimed: ClaimedTask | undefined;
     try {
       claimed = await claimNextTask(this.db, { ...this.settings, owner: this.owner });
     } catch (error) {
       this.queueHadWork = false;
       this.log.warn({ message: error instanceof Error ? error.message : String(error) }, "claiming a task failed");
-      return false;
+      return;
     }
     this.queueHadWork = claimed?.moreQueued ?? false;
     if (claimed) this.launch(claimed);
-    return this.queueHadWork || this.wakeups !== wakeupsBefore;
   }
 
   private launch(claimed: ClaimedTask): void {

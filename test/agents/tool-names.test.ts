@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { PlatformAgent } from "../../src/agents/agent-store.ts";
 import { askToolNames } from "../../src/agents/tools.ts";
+import type { Agent } from "../../src/platform/agents/service.ts";
 
-const agent = (id: string, name: string) => ({ id, name }) as PlatformAgent;
+const agent = (id: string, name: string) => ({ id, name }) as Agent;
 
 describe("ask_<agent> tool names", () => {
   it("keeps every agent reachable when names repeat, oldest first keeping the plain name", () => {

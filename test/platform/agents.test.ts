@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HttpError } from "../../src/http/errors.ts";
-import { getAgent, listAgents, setAgentStatus } from "../../src/platform/agents/service.ts";
+import type { AgentStatus } from "../../src/platform/agents/schemas.ts";
+import { changeAgentStatus, getAgent, listAgents } from "../../src/platform/agents/service.ts";
 import {
   createWorkspaceWithRoles,
   registerUser,
@@ -375,15 +375,17 @@ describe.each(testDialects)("agents (%s)", (dialect) => {
     ]);
   });
 
-  it("the service API: getAgent, listAgents and setAgentStatus (which records agent.status_changed)", async () => {
+  it("the service API: getAgent, listAgents and changeAgentStatus (which records agent.status_changed)", async () => {
     const created = await t.api.post(agents(), { name: "Runner" }, { token: ws.member.token });
     const agentId: string = created.body.id;
     const actor = { type: "agent" as const, id: agentId };
+    const setStatus = (workspaceId: string, status: AgentStatus) =>
+      t.db.transaction().execute((trx) => changeAgentStatus(trx, workspaceId, agentId, status, actor));
 
-    const working = await setAgentStatus(t.db, ws.workspaceId, agentId, "working", actor);
-    expect(working.status).toBe("working");
-    await setAgentStatus(t.db, ws.workspaceId, agentId, "working", actor);
-    await setAgentStatus(t.db, ws.workspaceId, agentId, "idle", actor);
+    expect(await setStatus(ws.workspaceId, "working")).toBe(true);
+    expect((await getAgent(t.db, ws.workspaceId, agentId)).status).toBe("working");
+    expect(await setStatus(ws.workspaceId, "working")).toBe(false);
+    await setStatus(ws.workspaceId, "idle");
     expect((await t.api.get(`${agents()}${agentId}`, { token: ws.member.token })).body.status).toBe("idle");
     expect(await getAgent(t.db, ws.workspaceId, agentId)).toMatchObject({ id: agentId, status: "idle", tools: [] });
 
@@ -400,7 +402,7 @@ describe.each(testDialects)("agents (%s)", (dialect) => {
 
     // Several tasks of one agent changing its status at once: each recorded change starts where the last one ended.
     const targets = ["working", "blocked", "error", "idle", "working", "offline"] as const;
-    await Promise.all(targets.map((status) => setAgentStatus(t.db, ws.workspaceId, agentId, status, actor)));
+    await Promise.all(targets.map((status) => setStatus(ws.workspaceId, status)));
     const chain = (
       await t.db
         .selectFrom("activity")
@@ -415,7 +417,8 @@ describe.each(testDialects)("agents (%s)", (dialect) => {
     const final = await getAgent(t.db, ws.workspaceId, agentId);
     expect(final.status).toBe(chain.at(-1)?.to);
 
-    await expect(setAgentStatus(t.db, otherWorkspaceId, agentId, "error", actor)).rejects.toThrow(HttpError);
+    expect(await setStatus(otherWorkspaceId, "error")).toBe(false);
+    expect((await getAgent(t.db, ws.workspaceId, agentId)).status).toBe(final.status);
     await expect(getAgent(t.db, ws.workspaceId, otherAgentId)).rejects.toMatchObject({ statusCode: 404 });
     const firstTwo = await listAgents(t.db, ws.workspaceId, { limit: 2, offset: 0 });
     expect(firstTwo).toHaveLength(2);

@@ -52,8 +52,13 @@ export type CallSummary = z.output<typeof callSummarySchema>;
 export type Call = z.output<typeof callSchema>;
 export type CallTranscriptLine = Call["transcript"][number];
 
+/** An enum's words: every value in order with its title (for pickers), and the title of one value. */
+function titled<Value extends string>(titles: Record<Value, string>) {
+  return { all: Object.entries(titles) as [Value, string][], of: (value: Value): string => titles[value] };
+}
+
 /** The board's columns, in order, named as the spec names them. */
-const STATUS_TITLES: Record<IssueStatus, string> = {
+const status = titled<IssueStatus>({
   backlog: "Backlog",
   todo: "Todo",
   in_progress: "In Progress",
@@ -61,28 +66,27 @@ const STATUS_TITLES: Record<IssueStatus, string> = {
   done: "Done",
   blocked: "Blocked",
   cancelled: "Cancelled",
-};
-export const STATUSES = Object.entries(STATUS_TITLES) as [IssueStatus, string][];
-export const statusTitle = (status: IssueStatus): string => STATUS_TITLES[status];
+});
+export const STATUSES = status.all;
+export const statusTitle = status.of;
 
-const PRIORITY_TITLES: Record<Priority, string> = {
+const priority = titled<Priority>({
   urgent: "Urgent",
   high: "High",
   medium: "Medium",
   low: "Low",
   none: "No priority",
-};
-export const PRIORITIES = Object.entries(PRIORITY_TITLES) as [Priority, string][];
-export const priorityTitle = (priority: Priority): string => PRIORITY_TITLES[priority];
+});
+export const PRIORITIES = priority.all;
+export const priorityTitle = priority.of;
 
-const PROJECT_STATUS_TITLES: Record<ProjectStatus, string> = {
+export const PROJECT_STATUSES = titled<ProjectStatus>({
   planned: "Planned",
   in_progress: "In progress",
   paused: "Paused",
   completed: "Completed",
   cancelled: "Cancelled",
-};
-export const PROJECT_STATUSES = Object.entries(PROJECT_STATUS_TITLES) as [ProjectStatus, string][];
+}).all;
 /** An archived project is one that is over: kept for its issues, out of the pickers. */
 export const isArchived = (project: Project): boolean =>
   project.status === "completed" || project.status === "cancelled";
@@ -102,26 +106,24 @@ const TASK_STATES: Record<TaskStatus | "waiting_input", string | null> = {
 };
 export const taskState = (status: TaskStatus): string | null => TASK_STATES[status];
 
-const TASK_STATUS_TITLES: Record<TaskStatus, string> = {
+export const taskStatusTitle = titled<TaskStatus>({
   queued: "Queued",
   running: "Running",
   waiting_approval: "Waiting for approval",
   succeeded: "Succeeded",
   failed: "Failed",
   cancelled: "Cancelled",
-};
-export const taskStatusTitle = (status: TaskStatus): string => TASK_STATUS_TITLES[status];
+}).of;
 export const OPEN_TASK_STATUSES: TaskStatus[] = ["queued", "running", "waiting_approval"];
 
 /**
  * An agent's badge. Every agent works its tasks whatever its stored status (agents-at-work.md): a new agent is stored
  * `offline` yet takes work at once, so the badge says it is idle.
  */
-const AGENT_STATUS_TITLES: Record<AgentStatus, string> = {
+export const agentStatusTitle = titled<AgentStatus>({
   idle: "Idle",
   offline: "Idle",
   working: "Working",
   blocked: "Blocked",
   error: "Last task failed",
-};
-export const agentStatusTitle = (status: AgentStatus): string => AGENT_STATUS_TITLES[status];
+}).of;

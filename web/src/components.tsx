@@ -1,6 +1,6 @@
 // Small pieces every page uses, and the one error pattern: a form's messages next to its fields (fieldError, with
 // formError for the rest), an action's failure on one line (ErrorLine), a failed load as an alert with Retry.
-import { type ReactNode, useEffect, useId, useRef } from "react";
+import { type InputHTMLAttributes, type ReactNode, type TextareaHTMLAttributes, useEffect, useId, useRef } from "react";
 import { ApiError } from "./api.ts";
 import { Link } from "./router.tsx";
 import type { Resource } from "./use-resource.ts";
@@ -33,12 +33,20 @@ export function formError(error: unknown, shownFields: string[]): string | undef
   return error instanceof Error ? error.message : String(error);
 }
 
-export function Field(props: {
+/** What a field's control carries: the label's target, its hint and message, and whether it is invalid. */
+export interface ControlProps {
+  id: string;
+  "aria-describedby": string | undefined;
+  "aria-invalid": boolean;
+}
+
+interface FieldText {
   label: string;
   error?: string | undefined;
   hint?: string | undefined;
-  children: (id: string, describedBy: string | undefined, invalid: boolean) => ReactNode;
-}) {
+}
+
+export function Field(props: FieldText & { children: (control: ControlProps) => ReactNode }) {
   const id = useId();
   const errorId = `${id}-error`;
   const hintId = `${id}-hint`;
@@ -46,7 +54,7 @@ export function Field(props: {
   return (
     <div className="field">
       <label htmlFor={id}>{props.label}</label>
-      {props.children(id, describedBy, Boolean(props.error))}
+      {props.children({ id, "aria-describedby": describedBy, "aria-invalid": Boolean(props.error) })}
       {props.hint && (
         <span className="hint" id={hintId}>
           {props.hint}
@@ -57,6 +65,88 @@ export function Field(props: {
           {props.error}
         </span>
       )}
+    </div>
+  );
+}
+
+/** A labelled one-line text field; the rest of its props go to the <input>. */
+export function InputField({ label, error, hint, ...input }: FieldText & InputHTMLAttributes<HTMLInputElement>) {
+  return (
+    <Field label={label} error={error} hint={hint}>
+      {(control) => <input {...input} {...control} />}
+    </Field>
+  );
+}
+
+/** A labelled multi-line text field; the rest of its props go to the <textarea>. */
+export function TextAreaField({
+  label,
+  error,
+  hint,
+  ...area
+}: FieldText & TextareaHTMLAttributes<HTMLTextAreaElement>) {
+  return (
+    <Field label={label} error={error} hint={hint}>
+      {(control) => <textarea {...area} {...control} />}
+    </Field>
+  );
+}
+
+/** A form's submit button and Cancel: Cancel first in a dialog, last (left-aligned) in a form edited in place. */
+export function FormActions(props: { submit: string; onCancel: () => void; busy?: boolean; inPlace?: boolean }) {
+  const submit = (
+    <button type="submit" className="primary" disabled={props.busy}>
+      {props.submit}
+    </button>
+  );
+  const cancel = (
+    <button type="button" onClick={props.onCancel}>
+      Cancel
+    </button>
+  );
+  return props.inPlace ? (
+    <div className="actions left">
+      {submit}
+      {cancel}
+    </div>
+  ) : (
+    <div className="actions">
+      {cancel}
+      {submit}
+    </div>
+  );
+}
+
+/** A <select>'s options: each a value and the words shown for it. */
+export function Options({ of }: { of: readonly (readonly [string, string])[] }) {
+  return of.map(([value, title]) => (
+    <option key={value} value={value}>
+      {title}
+    </option>
+  ));
+}
+
+/** A table under its column heads; with `actions`, a last column for each row's buttons, named for screen readers. */
+export function Table(props: { columns: string[]; actions?: boolean; className?: string; children: ReactNode }) {
+  return (
+    <div className="table-wrap">
+      <table className={props.className}>
+        <thead>
+          <tr>
+            {props.columns.map((column) => (
+              <th key={column} scope="col">
+                {column}
+              </th>
+            ))}
+            {props.actions && (
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            )}
+          </tr>
+        </thead>
+        <tbody>{props.children}</tbody>
+      </table>
     </div>
   );
 }

@@ -1,6 +1,6 @@
 // Checks a form before it is sent, in plain words naming each field, every invalid field at once. The result is the
 // same ApiError a 422 from the server gives, so a form shows both the same way: each message next to its field.
-import { type RefObject, useEffect } from "react";
+import { type FormEvent, type RefObject, useEffect, useRef, useState } from "react";
 import { ApiError } from "./api.ts";
 
 /** A check of one field's text: the message in words, or undefined when the value is fine. */
@@ -63,7 +63,7 @@ export interface FieldCheck {
 }
 
 /** Every failed check, one message per field; undefined when the form is fine. */
-export function checkForm(fields: FieldCheck[]): ApiError | undefined {
+function checkForm(fields: FieldCheck[]): ApiError | undefined {
   const messages: Record<string, string> = {};
   for (const { field, label, value, checks } of fields) {
     for (const check of checks) {
@@ -79,8 +79,45 @@ export function checkForm(fields: FieldCheck[]): ApiError | undefined {
 }
 
 /** After a refused submit: the first field marked invalid gets the focus, so its message is read out. */
-export function useFocusInvalid(form: RefObject<HTMLFormElement | null>, error: unknown): void {
+function useFocusInvalid(form: RefObject<HTMLFormElement | null>, error: unknown): void {
   useEffect(() => {
     if (error) form.current?.querySelector<HTMLElement>("[aria-invalid=true]")?.focus();
   }, [error, form]);
 }
+
+/**
+ * A form's whole submit: its fields checked first (every invalid one at once, the first focused), then `send`; a
+ * refusal of either is `error`, for the fields' messages. `busy` while it sends. Spread `props` on the <form>.
+ */
+export function useForm(options: {
+  check?: (values: FormData) => FieldCheck[];
+  send: (values: FormData, form: HTMLFormElement) => Promise<unknown>;
+}) {
+  const ref = useRef<HTMLFormElement>(null);
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  useFocusInvalid(ref, error);
+  const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const values = new FormData(form);
+    const invalid = checkForm(options.check?.(values) ?? []);
+    if (invalid) {
+      setError(invalid);
+      return;
+    }
+    setBusy(true);
+    setError(undefined);
+    try {
+      await options.send(values, form);
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { props: { ref, onSubmit, noValidate: true }, error, setError, busy };
+}
+
+/** A form field's text, "" when it is not there. */
+export const text = (values: FormData, name: string): string => String(values.get(name) ?? "");

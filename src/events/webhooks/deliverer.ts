@@ -7,6 +7,7 @@
 // receiver only delays itself.
 import { randomUUID } from "node:crypto";
 import { Webhook as StandardWebhook } from "standardwebhooks";
+import { Coalescer } from "../../db/coalesce.ts";
 import type { Db, SqlDialect } from "../../db/index.ts";
 import { holdWorkspace } from "../../db/lock-order.ts";
 import { now, timestampAt } from "../../db/values.ts";
@@ -56,8 +57,8 @@ export class WebhookDeliverer {
   private readonly inFlightByHook = new Map<string, number>();
   /** The last claim ran out of room with attempts still to take: every freed slot should claim. */
   private starved = false;
-  private claiming = false;
-  private claimAgain = false;
+  // Slots freed while a claim runs are taken by the next pass: claims batch themselves under load.
+  private readonly claims: Coalescer;
   private closed = false;
   private readonly sweep: NodeJS.Timeout;
   private readonly retryTimers = new Set<NodeJS.Timeout>();
@@ -70,6 +71,10 @@ export class WebhookDeliverer {
     private readonly settings: DeliverySettings,
     private readonly log: Log,
   ) {
+    this.claims = new Coalescer(
+      () => this.claimWhileRoom(),
+      (error) => this.log.warn({ message: messageOf(error) }, "webhook deliveries: claim failed"),
+    );
     this.sweep = setInterval(() => this.kick(), settings.sweepMs).unref();
   }
 
@@ -83,16 +88,7 @@ export class WebhookDeliverer {
     if (hookId !== undefined && !this.starved && (this.inFlightByHook.get(hookId) ?? 0) > this.settings.perHook / 2) {
       return;
     }
-    if (this.claiming) {
-      this.claimAgain = true;
-      return;
-    }
-    this.claiming = true;
-    void this.claimWhileRoom()
-      .catch((error: unknown) => this.log.warn({ message: messageOf(error) }, "webhook deliveries: claim failed"))
-      .finally(() => {
-        this.claiming = false;
-      });
+    this.claims.run();
   }
 
   /** On SQLite one process owns the database: leases left by a previous run are stale at start. */
@@ -115,20 +111,16 @@ export class WebhookDeliverer {
     await Promise.allSettled([...this.sending]);
   }
 
-  // Slots freed while a claim runs are taken by the next one (kick sets claimAgain): claims batch themselves under load.
   private async claimWhileRoom(): Promise<void> {
-    do {
-      this.claimAgain = false;
-      for (;;) {
-        const room = this.settings.concurrency - this.inFlight;
-        if (room <= 0) this.starved = true;
-        if (this.closed || room <= 0) return;
-        const { claimed, more } = await this.claim(room);
-        this.starved = more;
-        for (const attempt of claimed) this.start(attempt);
-        if (!more || claimed.length === 0) break;
-      }
-    } while (this.claimAgain);
+    for (;;) {
+      const room = this.settings.concurrency - this.inFlight;
+      if (room <= 0) this.starved = true;
+      if (this.closed || room <= 0) return;
+      const { claimed, more } = await this.claim(room);
+      this.starved = more;
+      for (const attempt of claimed) this.start(attempt);
+      if (!more || claimed.length === 0) return;
+    }
   }
 
   private async claim(room: number): Promise<{ claimed: ClaimedAttempt[]; more: boolean }> {

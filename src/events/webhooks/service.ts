@@ -1,8 +1,11 @@
 // Webhooks of a workspace: where its events go. The signing secret leaves the server only in the responses to create
 // and rotate-secret; every other read leaves it out.
+
 import { randomBytes } from "node:crypto";
+import type { Selectable, Updateable } from "kysely";
 import type { Actor } from "../../api/access.ts";
 import type { Page } from "../../api/pagination.ts";
+import { getInWorkspace, listInWorkspace } from "../../api/workspace-rows.ts";
 import { inWorkspace } from "../../api/workspace-transaction.ts";
 import type { Db } from "../../db/index.ts";
 import type { WebhookDeliveriesTable, WebhooksTable } from "../../db/schema.ts";
@@ -25,7 +28,7 @@ export interface Webhook {
   updated_at: string;
 }
 
-export const toWebhook = (row: WebhooksTable): Webhook => ({
+export const toWebhook = (row: Selectable<WebhooksTable>): Webhook => ({
   id: row.id,
   workspace_id: row.workspace_id,
   url: row.url,
@@ -45,34 +48,15 @@ async function requireAllowedUrl(url: string, policy: TargetPolicy): Promise<voi
   if (!check.ok) throw invalid(["body", "url"], check.problem);
 }
 
-async function getRow(db: Db, workspaceId: string, webhookId: string): Promise<WebhooksTable> {
-  const row = isId(webhookId)
-    ? await db
-        .selectFrom("webhooks")
-        .selectAll()
-        .where("workspace_id", "=", workspaceId)
-        .where("id", "=", webhookId)
-        .executeTakeFirst()
-    : undefined;
-  if (!row) throw notFound("Webhook");
-  return row;
-}
+const getRow = (db: Db, workspaceId: string, webhookId: string): Promise<Selectable<WebhooksTable>> =>
+  getInWorkspace(db, "webhooks", workspaceId, webhookId, "Webhook");
 
 export const getWebhook = async (db: Db, workspaceId: string, webhookId: string): Promise<Webhook> =>
   toWebhook(await getRow(db, workspaceId, webhookId));
 
 /** Oldest first. */
 export async function listWebhooks(db: Db, workspaceId: string, page: Page): Promise<Webhook[]> {
-  const rows = await db
-    .selectFrom("webhooks")
-    .selectAll()
-    .where("workspace_id", "=", workspaceId)
-    .orderBy("created_at")
-    .orderBy("id")
-    .limit(page.limit)
-    .offset(page.offset)
-    .execute();
-  return rows.map(toWebhook);
+  return (await listInWorkspace(db, "webhooks", workspaceId, page)).map(toWebhook);
 }
 
 /** The new hook hears every event after the ones already in the outbox, beginning with its own `webhook.created`. */
@@ -87,7 +71,7 @@ export async function createWebhook(
   const secret = newSecret();
   return inWorkspace(db, workspaceId, async (trx) => {
     const at = now();
-    const row: WebhooksTable = {
+    const row: Selectable<WebhooksTable> = {
       id: newId(),
       workspace_id: workspaceId,
       url: input.url,
@@ -132,7 +116,7 @@ export async function updateWebhook(
     if (Object.keys(changes).length === 0) return before;
     const enabling = patch.enabled === true && !before.enabled;
     const updated_at = now();
-    const columns: Partial<WebhooksTable> = {
+    const columns: Updateable<WebhooksTable> = {
       ...(patch.url !== undefined && { url: patch.url }),
       ...(patch.types !== undefined && { types: toJson(patch.types) }),
       ...(patch.enabled !== undefined && { enabled: patch.enabled ? 1 : 0 }),
@@ -305,7 +289,7 @@ export async function retryDelivery(
 }
 
 export function newAttempt(
-  hook: Pick<WebhooksTable, "id" | "workspace_id">,
+  hook: Pick<Selectable<WebhooksTable>, "id" | "workspace_id">,
   eventId: string,
   attempt: number,
   dueAt: string,

@@ -1,15 +1,17 @@
+import type { Selectable } from "kysely";
 // Agents of a workspace: the records the agent runtime runs (model, instructions, tools) and their live status.
 import type { z } from "zod";
 import type { Actor } from "../../api/access.ts";
+import { getInWorkspace } from "../../api/workspace-rows.ts";
 import { inWorkspace } from "../../api/workspace-transaction.ts";
 import { hasRole, type Membership } from "../../auth/membership.ts";
 import type { Db } from "../../db/index.ts";
 import type { AgentsTable } from "../../db/schema.ts";
 import { fromJson, newId, now, toJson } from "../../db/values.ts";
 import { diffFields, recordActivity } from "../../events/activity.ts";
-import { conflict, forbidden, invalid } from "../../http/errors.ts";
+import { forbidden, invalid } from "../../http/errors.ts";
 import { withNames } from "../names.ts";
-import { getInWorkspace, requireActorInWorkspace } from "../references.ts";
+import { requireActorInWorkspace } from "../references.ts";
 import { workHooks } from "../work-hooks.ts";
 import { type AgentChecks, checkMcpServerUrls, checkStdioServers, checkTools } from "./checks.ts";
 import type { AgentStatus, agentSchema, CreateAgentInput, UpdateAgentPatch } from "./schemas.ts";
@@ -27,7 +29,7 @@ export const showAgent = (agent: Agent): AgentView => ({
   runtime_config: showRuntimeConfig(agent.runtime_config),
 });
 
-export const toAgent = ({ runtime_select: _, ...row }: AgentsTable): Agent => ({
+export const toAgent = ({ runtime_select: _, ...row }: Selectable<AgentsTable>): Agent => ({
   ...row,
   tools: fromJson<string[]>(row.tools, []),
   status: row.status as AgentStatus,
@@ -75,7 +77,7 @@ export async function createAgent(
       ? { type: input.owner_type, id: input.owner_id }
       : { type: actor.type, id: actor.id };
   const at = now();
-  const row: AgentsTable = {
+  const row: Selectable<AgentsTable> = {
     id: newId(),
     workspace_id: workspaceId,
     name: input.name,
@@ -253,43 +255,4 @@ export async function changeAgentStatus(
     details: { from: before.status, to: status },
   });
   return true;
-}
-
-/**
- * For the agent runtime: moves an agent to `status` and records `agent.status_changed`.
- * Setting the status it already has changes nothing and records nothing. Concurrent callers (an agent running
- * several tasks) each see the status they replace: the update only applies while the status is still the one read.
- */
-export async function setAgentStatus(
-  db: Db,
-  workspaceId: string,
-  agentId: string,
-  status: AgentStatus,
-  actor: Actor,
-): Promise<Agent> {
-  for (let attempt = 0; attempt < 10; attempt++) {
-    const before = await getAgent(db, workspaceId, agentId);
-    if (before.status === status) return before;
-    const updatedAt = now();
-    const changed = await db.transaction().execute(async (trx) => {
-      const result = await trx
-        .updateTable("agents")
-        .set({ status, updated_at: updatedAt })
-        .where("id", "=", agentId)
-        .where("status", "=", before.status)
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) === 0) return false;
-      await recordActivity(trx, {
-        workspaceId,
-        entityType: "agent",
-        entityId: agentId,
-        actor,
-        action: "agent.status_changed",
-        details: { from: before.status, to: status },
-      });
-      return true;
-    });
-    if (changed) return { ...before, status, updated_at: updatedAt };
-  }
-  throw conflict("The agent's status keeps changing; try again");
 }

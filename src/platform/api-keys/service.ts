@@ -1,6 +1,7 @@
 // Workspace API keys: the secret is returned once at creation; only its hash and prefix are kept.
 
 import type { Actor } from "../../api/access.ts";
+import { getInWorkspace, listInWorkspace } from "../../api/workspace-rows.ts";
 import { inWorkspace } from "../../api/workspace-transaction.ts";
 import { generateApiKey } from "../../auth/api-key-secrets.ts";
 import { hasRole, type Membership } from "../../auth/membership.ts";
@@ -9,7 +10,6 @@ import type { ApiKeysTable } from "../../db/schema.ts";
 import { newId, now } from "../../db/values.ts";
 import { recordActivity } from "../../events/activity.ts";
 import { forbidden } from "../../http/errors.ts";
-import { getInWorkspace } from "../references.ts";
 
 export type ApiKey = Omit<ApiKeysTable, "workspace_id" | "key_hash">;
 
@@ -47,16 +47,7 @@ export async function createApiKey(
 }
 
 export async function listApiKeys(db: Db, workspaceId: string, page: { limit: number; offset: number }) {
-  const rows = await db
-    .selectFrom("api_keys")
-    .selectAll()
-    .where("workspace_id", "=", workspaceId)
-    .orderBy("created_at")
-    .orderBy("id")
-    .limit(page.limit)
-    .offset(page.offset)
-    .execute();
-  return rows.map(toApiKey);
+  return (await listInWorkspace(db, "api_keys", workspaceId, page)).map(toApiKey);
 }
 
 /** Deletes the key, so the next request that presents it is a 401. Admins revoke any key, others their own. */

@@ -1,5 +1,6 @@
 import type { Actor } from "../../api/access.ts";
 import type { Page } from "../../api/pagination.ts";
+import { getInWorkspace } from "../../api/workspace-rows.ts";
 import { inWorkspace } from "../../api/workspace-transaction.ts";
 import type { Db } from "../../db/index.ts";
 import { isUniqueViolation } from "../../db/index.ts";
@@ -9,7 +10,6 @@ import { diffFields, recordActivity } from "../../events/activity.ts";
 import { conflict } from "../../http/errors.ts";
 import { changingIssueLists } from "../issues/list-version.ts";
 import { getIssue } from "../issues/service.ts";
-import { getInWorkspace } from "../references.ts";
 
 export type Label = LabelsTable;
 

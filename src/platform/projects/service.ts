@@ -1,6 +1,7 @@
 import type { Actor } from "../../api/access.ts";
 import type { ActorType } from "../../api/fields.ts";
 import type { Page } from "../../api/pagination.ts";
+import { getInWorkspace, listInWorkspace } from "../../api/workspace-rows.ts";
 import { inWorkspace } from "../../api/workspace-transaction.ts";
 import { hasRole, type Role } from "../../auth/membership.ts";
 import type { Db } from "../../db/index.ts";
@@ -11,7 +12,7 @@ import { forbidden } from "../../http/errors.ts";
 import { changingIssueLists } from "../issues/list-version.ts";
 import { ISSUE_STATUSES } from "../issues/schemas.ts";
 import { withNames } from "../names.ts";
-import { getInWorkspace, patchActorRef } from "../references.ts";
+import { patchActorRef } from "../references.ts";
 import type { CreateProjectInput, PROJECT_STATUSES, UpdateProjectPatch } from "./schemas.ts";
 
 export type Project = Omit<ProjectsTable, "status" | "lead_type"> & {
@@ -25,16 +26,7 @@ export const getProject = async (db: Db, workspaceId: string, projectId: string)
   toProject(await getInWorkspace(db, "projects", workspaceId, projectId, "Project"));
 
 export async function listProjects(db: Db, workspaceId: string, page: Page): Promise<Project[]> {
-  const rows = await db
-    .selectFrom("projects")
-    .selectAll()
-    .where("workspace_id", "=", workspaceId)
-    .orderBy("created_at")
-    .orderBy("id")
-    .limit(page.limit)
-    .offset(page.offset)
-    .execute();
-  return rows.map(toProject);
+  return (await listInWorkspace(db, "projects", workspaceId, page)).map(toProject);
 }
 
 export async function createProject(

@@ -6,18 +6,16 @@
 // `is_error`, `result`, `usage` and `total_cost_usd`). The prompt goes on stdin: `--mcp-config` takes several
 // values, so a prompt after it would be read as one more config.
 import type { RunEventWriter } from "../agui.ts";
-import { MCP_SERVER_NAME, writeSecretFile } from "./secret-file.ts";
+import { JsonLinesParser } from "./json-lines-parser.ts";
+import { MCP_SERVER_NAME, taskTokenHeaders, writeSecretJson } from "./secret-file.ts";
 import {
   type Adapter,
   asNumber,
   asRecord,
   asString,
-  type CliOutcome,
   contentText,
-  jsonObject,
   type Launch,
   type LaunchInput,
-  type OutputParser,
   type Usage,
 } from "./types.ts";
 
@@ -26,19 +24,15 @@ export const claudeAdapter: Adapter = {
   briefFiles: ["AGENTS.md", "CLAUDE.md"],
 
   async launch(input: LaunchInput): Promise<Launch> {
-    const mcpConfig = await writeSecretFile(
-      input.secretsDir,
-      "claude-mcp.json",
-      JSON.stringify({
-        mcpServers: {
-          [MCP_SERVER_NAME]: {
-            type: "http",
-            url: input.mcpUrl,
-            headers: { Authorization: `Bearer ${input.taskToken}` },
-          },
+    const mcpConfig = await writeSecretJson(input.secretsDir, "claude-mcp.json", {
+      mcpServers: {
+        [MCP_SERVER_NAME]: {
+          type: "http",
+          url: input.mcpUrl,
+          headers: taskTokenHeaders(input),
         },
-      }),
-    );
+      },
+    });
     // No terminal to ask in: the task's own working directory is what it may change.
     const args = ["-p", "--output-format", "stream-json", "--verbose", "--permission-mode", "bypassPermissions"];
     if (input.resumeSessionId !== undefined) args.push("--resume", input.resumeSessionId);
@@ -46,21 +40,14 @@ export const claudeAdapter: Adapter = {
     return { file: input.command, args, env: {} };
   },
 
-  parser(events: RunEventWriter): OutputParser {
+  parser(events: RunEventWriter) {
     return new ClaudeStreamParser(events);
   },
 };
 
-class ClaudeStreamParser implements OutputParser {
-  sessionId: string | undefined;
-  private lastText = "";
-  private result: { text: string; isError: boolean; subtype?: string; usage?: Usage } | undefined;
-
-  constructor(private readonly events: RunEventWriter) {}
-
-  line(line: string): void {
-    const message = jsonObject(line);
-    if (message === undefined) return;
+/** The answer is the final `result`'s text, else the last assistant message's. */
+class ClaudeStreamParser extends JsonLinesParser {
+  protected read(message: Record<string, unknown>): void {
     const sessionId = asString(message.session_id);
     if (sessionId !== undefined && sessionId !== "") this.sessionId = sessionId;
     switch (message.type) {
@@ -70,25 +57,16 @@ class ClaudeStreamParser implements OutputParser {
       case "user":
         this.toolResults(asRecord(message.message));
         break;
-      case "result":
-        this.result = {
-          text: asString(message.result) ?? "",
-          isError: message.is_error === true,
-          subtype: asString(message.subtype),
-          usage: claudeUsage(asRecord(message.usage), message.total_cost_usd),
-        };
+      case "result": {
+        const text = asString(message.result) ?? "";
+        if (text !== "") this.answer = text;
+        this.usage = claudeUsage(asRecord(message.usage), message.total_cost_usd);
+        if (message.is_error === true) {
+          this.error = text || `Claude Code ended with ${asString(message.subtype) ?? "an error"}`;
+        }
         break;
+      }
     }
-  }
-
-  finish(): CliOutcome {
-    this.events.endText();
-    const result = this.result;
-    if (result === undefined) return { sessionId: this.sessionId, answer: this.lastText };
-    const outcome: CliOutcome = { sessionId: this.sessionId, answer: result.text || this.lastText };
-    if (result.usage !== undefined) outcome.usage = result.usage;
-    if (result.isError) outcome.error = result.text || `Claude Code ended with ${result.subtype ?? "an error"}`;
-    return outcome;
   }
 
   private assistant(message: Record<string, unknown>): void {
@@ -108,7 +86,7 @@ class ClaudeStreamParser implements OutputParser {
     }
     // Each assistant line is a whole message: the next one is a new message.
     this.events.endText();
-    if (text !== "") this.lastText = text;
+    if (text !== "") this.answer = text;
   }
 
   private toolResults(message: Record<string, unknown>): void {

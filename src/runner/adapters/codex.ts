@@ -10,20 +10,9 @@
 // `mcp_servers.<name>.url` with `bearer_token_env_var` (Codex refuses an inline bearer token in its config).
 import type { RunEventWriter } from "../agui.ts";
 import { TASK_TOKEN_VARIABLE } from "../env.ts";
+import { JsonLinesParser } from "./json-lines-parser.ts";
 import { MCP_SERVER_NAME } from "./secret-file.ts";
-import {
-  type Adapter,
-  asNumber,
-  asRecord,
-  asString,
-  type CliOutcome,
-  contentText,
-  jsonObject,
-  type Launch,
-  type LaunchInput,
-  type OutputParser,
-  type Usage,
-} from "./types.ts";
+import { type Adapter, asNumber, asRecord, asString, contentText, type Launch, type LaunchInput } from "./types.ts";
 
 export const codexAdapter: Adapter = {
   resumes: true,
@@ -50,22 +39,13 @@ export const codexAdapter: Adapter = {
     return { file: input.command, args, env: {} };
   },
 
-  parser(events: RunEventWriter): OutputParser {
+  parser(events: RunEventWriter) {
     return new CodexJsonParser(events);
   },
 };
 
-class CodexJsonParser implements OutputParser {
-  sessionId: string | undefined;
-  private answer = "";
-  private usage: Usage | undefined;
-  private error: string | undefined;
-
-  constructor(private readonly events: RunEventWriter) {}
-
-  line(line: string): void {
-    const event = jsonObject(line);
-    if (event === undefined) return;
+class CodexJsonParser extends JsonLinesParser {
+  protected read(event: Record<string, unknown>): void {
     switch (event.type) {
       case "thread.started":
         this.sessionId = asString(event.thread_id) ?? this.sessionId;
@@ -92,14 +72,6 @@ class CodexJsonParser implements OutputParser {
         this.error = asString(event.message) ?? "Codex reported an error";
         break;
     }
-  }
-
-  finish(): CliOutcome {
-    this.events.endText();
-    const outcome: CliOutcome = { sessionId: this.sessionId, answer: this.answer };
-    if (this.usage !== undefined) outcome.usage = this.usage;
-    if (this.error !== undefined) outcome.error = this.error;
-    return outcome;
   }
 
   /** Tool-like items are shown from the moment they start. */

@@ -6,19 +6,9 @@
 // configuration reference (`mcpServers.<name>.httpUrl` + `headers` for Streamable HTTP; a system settings file named
 // by GEMINI_CLI_SYSTEM_SETTINGS_PATH overrides the user's and the project's; `context.fileName` names the brief file).
 import type { RunEventWriter } from "../agui.ts";
-import { MCP_SERVER_NAME, writeSecretFile } from "./secret-file.ts";
-import {
-  type Adapter,
-  asNumber,
-  asRecord,
-  asString,
-  type CliOutcome,
-  jsonObject,
-  type Launch,
-  type LaunchInput,
-  type OutputParser,
-  type Usage,
-} from "./types.ts";
+import { JsonLinesParser } from "./json-lines-parser.ts";
+import { MCP_SERVER_NAME, taskTokenHeaders, writeSecretJson } from "./secret-file.ts";
+import { type Adapter, asNumber, asRecord, asString, type Launch, type LaunchInput } from "./types.ts";
 
 /** `-p` needs a text; the brief itself comes on stdin, which Gemini CLI puts first. */
 const PROMPT_POINTER = "Work on the task described above (it is also in AGENTS.md).";
@@ -28,45 +18,32 @@ export const geminiAdapter: Adapter = {
   briefFiles: ["AGENTS.md"],
 
   async launch(input: LaunchInput): Promise<Launch> {
-    const settings = await writeSecretFile(
-      input.secretsDir,
-      "gemini-settings.json",
-      JSON.stringify({
-        mcpServers: {
-          [MCP_SERVER_NAME]: {
-            httpUrl: input.mcpUrl,
-            headers: { Authorization: `Bearer ${input.taskToken}` },
-            trust: true,
-          },
+    const settings = await writeSecretJson(input.secretsDir, "gemini-settings.json", {
+      mcpServers: {
+        [MCP_SERVER_NAME]: {
+          httpUrl: input.mcpUrl,
+          headers: taskTokenHeaders(input),
+          trust: true,
         },
-        context: { fileName: ["AGENTS.md"] },
-        // An untrusted folder drops workspace settings and forces confirmations no one is there to give.
-        security: { folderTrust: { enabled: false } },
-      }),
-    );
+      },
+      context: { fileName: ["AGENTS.md"] },
+      // An untrusted folder drops workspace settings and forces confirmations no one is there to give.
+      security: { folderTrust: { enabled: false } },
+    });
     const args = ["--output-format", "stream-json", "--yolo"];
     if (input.resumeSessionId !== undefined) args.push("--resume", input.resumeSessionId);
     args.push("-p", PROMPT_POINTER);
     return { file: input.command, args, env: { GEMINI_CLI_SYSTEM_SETTINGS_PATH: settings } };
   },
 
-  parser(events: RunEventWriter): OutputParser {
+  parser(events: RunEventWriter) {
     return new GeminiStreamParser(events);
   },
 };
 
-class GeminiStreamParser implements OutputParser {
-  sessionId: string | undefined;
-  /** The assistant's text since its last tool call: the answer, once the stream ends. */
-  private text = "";
-  private usage: Usage | undefined;
-  private error: string | undefined;
-
-  constructor(private readonly events: RunEventWriter) {}
-
-  line(line: string): void {
-    const event = jsonObject(line);
-    if (event === undefined) return;
+/** The assistant's text since its last tool call is the answer, once the stream ends. */
+class GeminiStreamParser extends JsonLinesParser {
+  protected read(event: Record<string, unknown>): void {
     switch (event.type) {
       case "init":
         this.sessionId = asString(event.session_id) ?? this.sessionId;
@@ -74,10 +51,10 @@ class GeminiStreamParser implements OutputParser {
       case "message":
         if (event.role !== "assistant") break;
         this.events.text(asString(event.content) ?? "");
-        this.text += asString(event.content) ?? "";
+        this.answer += asString(event.content) ?? "";
         break;
       case "tool_use":
-        this.text = "";
+        this.answer = "";
         this.events.toolCall(asString(event.tool_id) ?? "", asString(event.tool_name) ?? "tool", event.parameters);
         break;
       case "tool_result": {
@@ -98,13 +75,5 @@ class GeminiStreamParser implements OutputParser {
         break;
       }
     }
-  }
-
-  finish(): CliOutcome {
-    this.events.endText();
-    const outcome: CliOutcome = { sessionId: this.sessionId, answer: this.text };
-    if (this.usage !== undefined) outcome.usage = this.usage;
-    if (this.error !== undefined) outcome.error = this.error;
-    return outcome;
   }
 }

@@ -7,19 +7,9 @@
 // `error {error: {name, data: {message}}}`, `done`). The MCP server goes in `OPENCODE_CONFIG_CONTENT`, OpenCode's
 // inline configuration (`{"mcp": {name: {"type": "remote", url, headers}}}`), so nothing is written to the checkout.
 import type { RunEventWriter } from "../agui.ts";
-import { MCP_SERVER_NAME } from "./secret-file.ts";
-import {
-  type Adapter,
-  asNumber,
-  asRecord,
-  asString,
-  type CliOutcome,
-  contentText,
-  jsonObject,
-  type Launch,
-  type LaunchInput,
-  type OutputParser,
-} from "./types.ts";
+import { JsonLinesParser } from "./json-lines-parser.ts";
+import { MCP_SERVER_NAME, taskTokenHeaders } from "./secret-file.ts";
+import { type Adapter, asNumber, asRecord, asString, contentText, type Launch, type LaunchInput } from "./types.ts";
 
 export const opencodeAdapter: Adapter = {
   resumes: true,
@@ -33,7 +23,7 @@ export const opencodeAdapter: Adapter = {
         [MCP_SERVER_NAME]: {
           type: "remote",
           url: input.mcpUrl,
-          headers: { Authorization: `Bearer ${input.taskToken}` },
+          headers: taskTokenHeaders(input),
           enabled: true,
         },
       },
@@ -41,26 +31,16 @@ export const opencodeAdapter: Adapter = {
     return { file: input.command, args, env: { OPENCODE_CONFIG_CONTENT: JSON.stringify(config) } };
   },
 
-  parser(events: RunEventWriter): OutputParser {
+  parser(events: RunEventWriter) {
     return new OpencodeJsonParser(events);
   },
 };
 
-class OpencodeJsonParser implements OutputParser {
-  sessionId: string | undefined;
+class OpencodeJsonParser extends JsonLinesParser {
   private stepText = "";
-  private answer = "";
-  private inputTokens = 0;
-  private outputTokens = 0;
   private cost = 0;
-  private sawUsage = false;
-  private error: string | undefined;
 
-  constructor(private readonly events: RunEventWriter) {}
-
-  line(line: string): void {
-    const event = jsonObject(line);
-    if (event === undefined) return;
+  protected read(event: Record<string, unknown>): void {
     this.sessionId = asString(event.sessionID) ?? this.sessionId;
     const part = asRecord(event.part);
     switch (event.type) {
@@ -91,15 +71,8 @@ class OpencodeJsonParser implements OutputParser {
     }
   }
 
-  finish(): CliOutcome {
-    this.events.endText();
-    const outcome: CliOutcome = { sessionId: this.sessionId, answer: this.answer || this.stepText };
-    if (this.sawUsage) {
-      outcome.usage = { input_tokens: this.inputTokens, output_tokens: this.outputTokens };
-      if (this.cost > 0) outcome.usage.cost_usd = this.cost;
-    }
-    if (this.error !== undefined) outcome.error = this.error;
-    return outcome;
+  protected finalAnswer(): string {
+    return this.answer || this.stepText;
   }
 
   private toolUse(part: Record<string, unknown>): void {
@@ -114,10 +87,13 @@ class OpencodeJsonParser implements OutputParser {
   private stepFinish(part: Record<string, unknown>): void {
     const tokens = asRecord(part.tokens);
     const cache = asRecord(tokens.cache);
-    this.sawUsage = true;
-    this.inputTokens += asNumber(tokens.input) + asNumber(cache.read) + asNumber(cache.write);
-    this.outputTokens += asNumber(tokens.output) + asNumber(tokens.reasoning);
+    this.usage = {
+      input_tokens:
+        (this.usage?.input_tokens ?? 0) + asNumber(tokens.input) + asNumber(cache.read) + asNumber(cache.write),
+      output_tokens: (this.usage?.output_tokens ?? 0) + asNumber(tokens.output) + asNumber(tokens.reasoning),
+    };
     this.cost += asNumber(part.cost);
+    if (this.cost > 0) this.usage.cost_usd = this.cost;
     if (part.reason !== "tool-calls" && this.stepText !== "") this.answer = this.stepText;
   }
 }

@@ -1,12 +1,15 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
-/** Writes a file only this user can read (it holds the task token) into the task's private folder. */
-export async function writeSecretFile(secretsDir: string, name: string, content: string): Promise<string> {
+/** Writes JSON only this user can read (it holds the task token) into the task's private folder; its path. */
+export async function writeSecretJson(secretsDir: string, name: string, value: unknown): Promise<string> {
   const path = join(secretsDir, name);
-  await writeFile(path, content, { mode: 0o600 });
+  await writeFile(path, JSON.stringify(value), { mode: 0o600 });
   return path;
 }
+
+/** The header that gives a CLI's MCP client the task token. */
+export const taskTokenHeaders = (input: { taskToken: string }) => ({ Authorization: `Bearer ${input.taskToken}` });
 
 /** The name the platform's MCP server has in every CLI's configuration: its tools read `mcp__platform__…`. */
 export const MCP_SERVER_NAME = "platform";

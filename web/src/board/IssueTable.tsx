@@ -1,6 +1,7 @@
 // The list view of the board's issues: one row each, the same filters.
 import { type Issue, priorityTitle, statusTitle } from "../api-types.ts";
 import { DateOnly } from "../components/Time.tsx";
+import { Table } from "../components.tsx";
 import { Link } from "../router.tsx";
 import type { WorkspaceData } from "../workspace.tsx";
 import { Assignee, Labels } from "./Card.tsx";
@@ -9,43 +10,29 @@ import type { WorkState } from "./work-states.ts";
 export function IssueTable(props: { issues: Issue[]; ws: WorkspaceData; work: Map<string, WorkState> | undefined }) {
   const { ws } = props;
   return (
-    <div className="table-wrap">
-      <table className="issue-table">
-        <thead>
-          <tr>
-            <th scope="col">Issue</th>
-            <th scope="col">Status</th>
-            <th scope="col">Priority</th>
-            <th scope="col">Labels</th>
-            <th scope="col">Due</th>
-            <th scope="col">Assignee</th>
+    <Table columns={["Issue", "Status", "Priority", "Labels", "Due", "Assignee"]} className="issue-table">
+      {props.issues.map((issue) => {
+        const work = props.work?.get(issue.id);
+        return (
+          <tr key={issue.id} data-issue-id={issue.id}>
+            <td>
+              <Link to={`/w/${ws.id}/issues/${issue.id}`} className="card-link">
+                <span className="identifier">{issue.identifier}</span> {issue.title}
+              </Link>
+              {work && <span className={`work-state w-${work.status}`}>{work.text}</span>}
+            </td>
+            <td>{statusTitle(issue.status)}</td>
+            <td>{priorityTitle(issue.priority)}</td>
+            <td className="meta-cell">
+              <Labels ids={issue.label_ids} ws={ws} />
+            </td>
+            <td>{issue.due_date && <DateOnly day={issue.due_date} />}</td>
+            <td>
+              {issue.assignee_id ? <Assignee issue={issue} ws={ws} /> : <span className="muted">Unassigned</span>}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {props.issues.map((issue) => {
-            const work = props.work?.get(issue.id);
-            return (
-              <tr key={issue.id} data-issue-id={issue.id}>
-                <td>
-                  <Link to={`/w/${ws.id}/issues/${issue.id}`} className="card-link">
-                    <span className="identifier">{issue.identifier}</span> {issue.title}
-                  </Link>
-                  {work && <span className={`work-state w-${work.status}`}>{work.text}</span>}
-                </td>
-                <td>{statusTitle(issue.status)}</td>
-                <td>{priorityTitle(issue.priority)}</td>
-                <td className="meta-cell">
-                  <Labels ids={issue.label_ids} ws={ws} />
-                </td>
-                <td>{issue.due_date && <DateOnly day={issue.due_date} />}</td>
-                <td>
-                  {issue.assignee_id ? <Assignee issue={issue} ws={ws} /> : <span className="muted">Unassigned</span>}
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+        );
+      })}
+    </Table>
   );
 }

@@ -1,6 +1,7 @@
 // The board's search, filters (assignee, label, priority, project), view switch and New issue.
 import type { RefObject } from "react";
 import { isArchived, PRIORITIES } from "../api-types.ts";
+import { Options } from "../components.tsx";
 import type { WorkspaceData } from "../workspace.tsx";
 import { type Filters, isUnfiltered, type View } from "./filters.ts";
 
@@ -57,11 +58,7 @@ export function Toolbar(props: {
         onChange={(e) => set("priority", e.target.value)}
       >
         <option value="">Any priority</option>
-        {PRIORITIES.map(([priority, title]) => (
-          <option key={priority} value={priority}>
-            {title}
-          </option>
-        ))}
+        <Options of={PRIORITIES} />
       </select>
       <select aria-label="Filter by project" value={filters.project} onChange={(e) => set("project", e.target.value)}>
         <option value="">Any project</option>

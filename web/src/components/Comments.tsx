@@ -1,16 +1,21 @@
 // The comment thread: oldest first, Markdown rendered safely; write, edit and delete (asked first).
-import { type FormEvent, useRef, useState } from "react";
+import { useState } from "react";
 import { api, getAll } from "../api.ts";
 import type { Comment } from "../api-types.ts";
-import { ErrorLine, Field, fieldError, formError, Loaded } from "../components.tsx";
-import { checkForm, maxLength, required, useFocusInvalid } from "../forms.ts";
+import { ErrorLine, FormActions, fieldError, formError, Loaded, TextAreaField } from "../components.tsx";
+import { type FieldCheck, maxLength, required, useForm } from "../forms.ts";
 import { Markdown } from "../markdown.tsx";
 import { useReloadOn, useResource, useSession } from "../use-resource.ts";
 import { actorName, useWorkspace } from "../workspace.tsx";
 import { useConfirm } from "./ConfirmDialog.tsx";
 import { Time } from "./Time.tsx";
 
-const LIMIT = 100_000;
+const contentCheck = (value: string): FieldCheck => ({
+  field: "content",
+  label: "Comment",
+  value,
+  checks: [required, maxLength(100_000)],
+});
 
 export function Comments({ issueId, revision }: { issueId: string; revision: number }) {
   const ws = useWorkspace();
@@ -19,30 +24,17 @@ export function Comments({ issueId, revision }: { issueId: string; revision: num
   const base = `workspaces/${ws.id}/issues/${issueId}/comments`;
   const comments = useResource(() => getAll<Comment>(base), [base]);
   useReloadOn(revision, comments.reload);
-  const form = useRef<HTMLFormElement>(null);
   const [draft, setDraft] = useState("");
-  const [error, setError] = useState<unknown>();
-  useFocusInvalid(form, error);
   const [editing, setEditing] = useState<string | null>(null);
-
-  const add = async (event: FormEvent) => {
-    event.preventDefault();
-    const invalid = checkForm([
-      { field: "content", label: "Comment", value: draft, checks: [required, maxLength(LIMIT)] },
-    ]);
-    if (invalid) {
-      setError(invalid);
-      return;
-    }
-    setError(undefined);
-    try {
+  const form = useForm({
+    check: () => [contentCheck(draft)],
+    send: async () => {
       await api.post(base, { content: draft });
       setDraft("");
       comments.reload();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+    },
+  });
+
   const remove = (comment: Comment) =>
     confirm.ask(
       "Delete this comment?",
@@ -97,20 +89,16 @@ export function Comments({ issueId, revision }: { issueId: string; revision: num
           </ol>
         )}
       </Loaded>
-      <form ref={form} onSubmit={add} noValidate>
-        <Field label="Comment" error={fieldError(error, "content")} hint="Markdown">
-          {(id, describedBy, invalid) => (
-            <textarea
-              id={id}
-              rows={3}
-              value={draft}
-              onChange={(event) => setDraft(event.target.value)}
-              aria-describedby={describedBy}
-              aria-invalid={invalid}
-            />
-          )}
-        </Field>
-        <ErrorLine error={formError(error, ["content"])} />
+      <form {...form.props}>
+        <TextAreaField
+          label="Comment"
+          error={fieldError(form.error, "content")}
+          hint="Markdown"
+          rows={3}
+          value={draft}
+          onChange={(event) => setDraft(event.target.value)}
+        />
+        <ErrorLine error={formError(form.error, ["content"])} />
         <button type="submit" className="primary">
           Add comment
         </button>
@@ -121,49 +109,25 @@ export function Comments({ issueId, revision }: { issueId: string; revision: num
 }
 
 function EditComment({ comment, path, onDone }: { comment: Comment; path: string; onDone: () => void }) {
-  const form = useRef<HTMLFormElement>(null);
-  const [text, setText] = useState(comment.content);
-  const [error, setError] = useState<unknown>();
-  useFocusInvalid(form, error);
-  const save = async (event: FormEvent) => {
-    event.preventDefault();
-    const invalid = checkForm([
-      { field: "content", label: "Comment", value: text, checks: [required, maxLength(LIMIT)] },
-    ]);
-    if (invalid) {
-      setError(invalid);
-      return;
-    }
-    try {
-      await api.patch(path, { content: text });
+  const [content, setContent] = useState(comment.content);
+  const form = useForm({
+    check: () => [contentCheck(content)],
+    send: async () => {
+      await api.patch(path, { content });
       onDone();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+    },
+  });
   return (
-    <form ref={form} onSubmit={save} noValidate>
-      <Field label="Edit comment" error={fieldError(error, "content")}>
-        {(id, describedBy, invalid) => (
-          <textarea
-            id={id}
-            rows={3}
-            value={text}
-            onChange={(event) => setText(event.target.value)}
-            aria-describedby={describedBy}
-            aria-invalid={invalid}
-          />
-        )}
-      </Field>
-      <ErrorLine error={formError(error, ["content"])} />
-      <div className="actions left">
-        <button type="submit" className="primary">
-          Save comment
-        </button>
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+    <form {...form.props}>
+      <TextAreaField
+        label="Edit comment"
+        error={fieldError(form.error, "content")}
+        rows={3}
+        value={content}
+        onChange={(event) => setContent(event.target.value)}
+      />
+      <ErrorLine error={formError(form.error, ["content"])} />
+      <FormActions submit="Save comment" onCancel={onDone} inPlace />
     </form>
   );
 }

@@ -3,7 +3,7 @@
 import { useId, useState } from "react";
 import { api } from "../api.ts";
 import { type Issue, isArchived, type Label, PRIORITIES, STATUSES } from "../api-types.ts";
-import { ErrorLine } from "../components.tsx";
+import { ErrorLine, Options } from "../components.tsx";
 import { AssigneeOptions, assigneeFields, useWorkspace } from "../workspace.tsx";
 
 export function IssueFields(props: {
@@ -38,11 +38,7 @@ export function IssueFields(props: {
         value={issue.status}
         onChange={(event) => update({ status: event.target.value as Issue["status"] })}
       >
-        {STATUSES.map(([value, title]) => (
-          <option key={value} value={value}>
-            {title}
-          </option>
-        ))}
+        <Options of={STATUSES} />
       </select>
       <label htmlFor={ids.priority}>Priority</label>
       <select
@@ -50,11 +46,7 @@ export function IssueFields(props: {
         value={issue.priority}
         onChange={(event) => update({ priority: event.target.value as Issue["priority"] })}
       >
-        {PRIORITIES.map(([priority, title]) => (
-          <option key={priority} value={priority}>
-            {title}
-          </option>
-        ))}
+        <Options of={PRIORITIES} />
       </select>
       <label htmlFor={ids.assignee}>Assignee</label>
       <select

@@ -1,5 +1,5 @@
 // One issue: its text, fields, relations, comment thread, activity, and the agent's tasks and runs, kept live.
-import { type FormEvent, useMemo, useRef, useState } from "react";
+import { useMemo, useState } from "react";
 import { ApiError, api, getAll } from "../api.ts";
 import type { Activity, Dependency, Issue } from "../api-types.ts";
 import { ActivityLine } from "../components/ActivityList.tsx";
@@ -8,8 +8,19 @@ import { useConfirm } from "../components/ConfirmDialog.tsx";
 import { IssueFields } from "../components/IssueFields.tsx";
 import { IssueRelations } from "../components/IssueRelations.tsx";
 import { IssueWork } from "../components/IssueWork.tsx";
-import { ErrorLine, Field, fieldError, formError, Loaded, LoadFailed, Loading, NotFound } from "../components.tsx";
-import { checkForm, maxLength, required, useFocusInvalid } from "../forms.ts";
+import {
+  ErrorLine,
+  FormActions,
+  fieldError,
+  formError,
+  InputField,
+  Loaded,
+  LoadFailed,
+  Loading,
+  NotFound,
+  TextAreaField,
+} from "../components.tsx";
+import { maxLength, required, text, useForm } from "../forms.ts";
 import { useCoalesced, useWorkspaceEvents } from "../live.ts";
 import { Markdown } from "../markdown.tsx";
 import { navigate } from "../router.tsx";
@@ -135,64 +146,36 @@ export function IssuePage({ issueId }: { issueId: string }) {
 
 function EditText({ issue, onDone, reload }: { issue: Issue; onDone: () => void; reload: () => void }) {
   const ws = useWorkspace();
-  const form = useRef<HTMLFormElement>(null);
-  const [error, setError] = useState<unknown>();
-  useFocusInvalid(form, error);
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const values = new FormData(event.currentTarget);
-    const title = String(values.get("title") ?? "");
-    const description = String(values.get("description") ?? "");
-    const invalid = checkForm([
-      { field: "title", label: "Title", value: title, checks: [required, maxLength(500)] },
-      { field: "description", label: "Description", value: description, checks: [maxLength(100_000)] },
-    ]);
-    if (invalid) {
-      setError(invalid);
-      return;
-    }
-    try {
-      await api.patch(`workspaces/${ws.id}/issues/${issue.id}`, { title, description: description || null });
+  const form = useForm({
+    check: (values) => [
+      { field: "title", label: "Title", value: text(values, "title"), checks: [required, maxLength(500)] },
+      {
+        field: "description",
+        label: "Description",
+        value: text(values, "description"),
+        checks: [maxLength(100_000)],
+      },
+    ],
+    send: async (values) => {
+      const body = { title: text(values, "title"), description: text(values, "description") || null };
+      await api.patch(`workspaces/${ws.id}/issues/${issue.id}`, body);
       reload();
       onDone();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+    },
+  });
   return (
-    <form ref={form} onSubmit={submit} noValidate className="edit-issue">
-      <Field label="Title" error={fieldError(error, "title")}>
-        {(id, describedBy, invalid) => (
-          <input
-            id={id}
-            name="title"
-            defaultValue={issue.title}
-            aria-describedby={describedBy}
-            aria-invalid={invalid}
-          />
-        )}
-      </Field>
-      <Field label="Description" error={fieldError(error, "description")} hint="Markdown">
-        {(id, describedBy, invalid) => (
-          <textarea
-            id={id}
-            name="description"
-            rows={8}
-            defaultValue={issue.description ?? ""}
-            aria-describedby={describedBy}
-            aria-invalid={invalid}
-          />
-        )}
-      </Field>
-      <ErrorLine error={formError(error, ["title", "description"])} />
-      <div className="actions left">
-        <button type="submit" className="primary">
-          Save
-        </button>
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+    <form {...form.props} className="edit-issue">
+      <InputField label="Title" error={fieldError(form.error, "title")} name="title" defaultValue={issue.title} />
+      <TextAreaField
+        label="Description"
+        error={fieldError(form.error, "description")}
+        hint="Markdown"
+        name="description"
+        rows={8}
+        defaultValue={issue.description ?? ""}
+      />
+      <ErrorLine error={formError(form.error, ["title", "description"])} />
+      <FormActions submit="Save" onCancel={onDone} inPlace />
     </form>
   );
 }

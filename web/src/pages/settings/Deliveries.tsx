@@ -3,7 +3,7 @@ import { useState } from "react";
 import { api } from "../../api.ts";
 import type { Delivery } from "../../api-types.ts";
 import { Time } from "../../components/Time.tsx";
-import { Empty, ErrorLine, Loaded } from "../../components.tsx";
+import { Empty, ErrorLine, Loaded, Table } from "../../components.tsx";
 import { useResource } from "../../use-resource.ts";
 import { useWorkspace } from "../../workspace.tsx";
 
@@ -25,42 +25,28 @@ export function Deliveries({ webhookId }: { webhookId: string }) {
         list.length === 0 ? (
           <Empty>No deliveries yet.</Empty>
         ) : (
-          <div className="table-wrap">
+          <div className="delivery-log">
             <ErrorLine error={error} />
-            <table className="deliveries">
-              <thead>
-                <tr>
-                  <th scope="col">Event</th>
-                  <th scope="col">When</th>
-                  <th scope="col">Attempt</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Response</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
+            <Table columns={["Event", "When", "Attempt", "Status", "Response"]} actions className="deliveries">
+              {list.map((delivery) => (
+                <tr key={delivery.id}>
+                  <td>
+                    #{delivery.event_seq} {delivery.event_type}
+                  </td>
+                  <td>
+                    <Time iso={delivery.created_at} />
+                  </td>
+                  <td>{delivery.attempt}</td>
+                  <td>{delivery.status}</td>
+                  <td className="wrap">{delivery.response_status ?? delivery.error ?? ""}</td>
+                  <td>
+                    <button type="button" className="ghost small" onClick={() => retry(delivery)}>
+                      Retry
+                    </button>
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {list.map((delivery) => (
-                  <tr key={delivery.id}>
-                    <td>
-                      #{delivery.event_seq} {delivery.event_type}
-                    </td>
-                    <td>
-                      <Time iso={delivery.created_at} />
-                    </td>
-                    <td>{delivery.attempt}</td>
-                    <td>{delivery.status}</td>
-                    <td className="wrap">{delivery.response_status ?? delivery.error ?? ""}</td>
-                    <td>
-                      <button type="button" className="ghost small" onClick={() => retry(delivery)}>
-                        Retry
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </Table>
           </div>
         )
       }

@@ -1,24 +1,21 @@
 // Members and roles: change a role, add someone by email, remove a member or leave (each asked first).
-import { type FormEvent, useRef, useState } from "react";
+import { useState } from "react";
 import { api } from "../../api.ts";
 import type { Member } from "../../api-types.ts";
 import { useConfirm } from "../../components/ConfirmDialog.tsx";
-import { ErrorLine, Field, fieldError, formError } from "../../components.tsx";
-import { checkForm, email, required, useFocusInvalid } from "../../forms.ts";
+import { ErrorLine, Field, fieldError, formError, InputField, Options, Table } from "../../components.tsx";
+import { email, required, text, useForm } from "../../forms.ts";
 import { useSession } from "../../use-resource.ts";
 import { useWorkspace } from "../../workspace.tsx";
+import { SettingsSection } from "./SettingsSection.tsx";
 
-const ROLES = ["owner", "admin", "member"] as const;
+const ROLES = (["owner", "admin", "member"] as const).map((role) => [role, role] as const);
 
 export function Members() {
   const ws = useWorkspace();
   const session = useSession();
   const confirm = useConfirm();
   const [error, setError] = useState<unknown>();
-  const [addError, setAddError] = useState<unknown>();
-  const form = useRef<HTMLFormElement>(null);
-  useFocusInvalid(form, addError);
-
   const changeRole = (member: Member, role: string) => {
     setError(undefined);
     api.patch(`workspaces/${ws.id}/members/${member.user_id}`, { role }).then(ws.reload, (failure) => {
@@ -49,106 +46,70 @@ export function Members() {
         },
       );
   };
-  const add = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const target = event.currentTarget;
-    const values = new FormData(target);
-    const address = String(values.get("email") ?? "");
-    const invalid = checkForm([{ field: "email", label: "Email", value: address, checks: [required, email] }]);
-    if (invalid) {
-      setAddError(invalid);
-      return;
-    }
-    setAddError(undefined);
-    try {
-      await api.post(`workspaces/${ws.id}/members`, { email: address.trim(), role: String(values.get("role")) });
+  const adding = useForm({
+    check: (values) => [{ field: "email", label: "Email", value: text(values, "email"), checks: [required, email] }],
+    send: async (values, target) => {
+      await api.post(`workspaces/${ws.id}/members`, {
+        email: text(values, "email").trim(),
+        role: text(values, "role"),
+      });
       target.reset();
       ws.reload();
-    } catch (failure) {
-      setAddError(failure);
-    }
-  };
+    },
+  });
 
   return (
-    <section aria-labelledby="members-heading">
-      <h2 id="members-heading">Members</h2>
+    <SettingsSection title="Members">
       <ErrorLine error={error} />
-      <div className="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Email</th>
-              <th scope="col">Role</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
+      <Table columns={["Name", "Email", "Role"]} actions>
+        {ws.members.map((member) => {
+          const me = member.user_id === session?.user.id;
+          return (
+            <tr key={member.user_id}>
+              <td>
+                {member.user.name}
+                {me && <span className="tag">you</span>}
+              </td>
+              <td className="wrap">{member.user.email}</td>
+              <td>
+                <select
+                  aria-label={`Role of ${member.user.name}`}
+                  value={member.role}
+                  disabled={me}
+                  onChange={(event) => changeRole(member, event.target.value)}
+                >
+                  <Options of={ROLES} />
+                </select>
+              </td>
+              <td>
+                <button type="button" className="ghost small" onClick={() => remove(member)}>
+                  {me ? "Leave" : "Remove"}
+                </button>
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {ws.members.map((member) => {
-              const me = member.user_id === session?.user.id;
-              return (
-                <tr key={member.user_id}>
-                  <td>
-                    {member.user.name}
-                    {me && <span className="tag">you</span>}
-                  </td>
-                  <td className="wrap">{member.user.email}</td>
-                  <td>
-                    <select
-                      aria-label={`Role of ${member.user.name}`}
-                      value={member.role}
-                      disabled={me}
-                      onChange={(event) => changeRole(member, event.target.value)}
-                    >
-                      {ROLES.map((role) => (
-                        <option key={role} value={role}>
-                          {role}
-                        </option>
-                      ))}
-                    </select>
-                  </td>
-                  <td>
-                    <button type="button" className="ghost small" onClick={() => remove(member)}>
-                      {me ? "Leave" : "Remove"}
-                    </button>
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+          );
+        })}
+      </Table>
       <h3>Add a member</h3>
-      <form ref={form} onSubmit={add} className="inline-form" noValidate>
-        <Field label="Member email" error={fieldError(addError, "email", "user_id")}>
-          {(id, describedBy, invalid) => (
-            <input
-              id={id}
-              name="email"
-              type="email"
-              placeholder="someone@example.com"
-              aria-describedby={describedBy}
-              aria-invalid={invalid}
-            />
-          )}
-        </Field>
-        <Field label="Role" error={fieldError(addError, "role")}>
-          {(id) => (
+      <form {...adding.props} className="inline-form">
+        <InputField
+          label="Member email"
+          error={fieldError(adding.error, "email", "user_id")}
+          name="email"
+          type="email"
+          placeholder="someone@example.com"
+        />
+        <Field label="Role" error={fieldError(adding.error, "role")}>
+          {({ id }) => (
             <select id={id} name="role" defaultValue="member">
-              {ROLES.map((role) => (
-                <option key={role} value={role}>
-                  {role}
-                </option>
-              ))}
+              <Options of={ROLES} />
             </select>
           )}
         </Field>
         <button type="submit">Add member</button>
       </form>
-      <ErrorLine error={formError(addError, ["email", "user_id", "role"])} />
+      <ErrorLine error={formError(adding.error, ["email", "user_id", "role"])} />
       {confirm.dialog}
-    </section>
+    </SettingsSection>
   );
 }

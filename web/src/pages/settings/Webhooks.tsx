@@ -1,15 +1,16 @@
 // Webhooks: the list with each hook's deliveries, a new hook's signing secret shown once with Copy, Delete after
 // asking.
-import { type FormEvent, useRef, useState } from "react";
+import { useState } from "react";
 import { api, getAll } from "../../api.ts";
 import type { Webhook, WebhookWithSecret } from "../../api-types.ts";
 import { useConfirm } from "../../components/ConfirmDialog.tsx";
-import { CopyButton } from "../../components/CopyButton.tsx";
-import { Empty, ErrorLine, Field, fieldError, formError, Loaded } from "../../components.tsx";
-import { checkForm, httpUrl, maxLength, required, useFocusInvalid } from "../../forms.ts";
+import { Empty, ErrorLine, fieldError, formError, InputField, Loaded } from "../../components.tsx";
+import { httpUrl, maxLength, required, text, useForm } from "../../forms.ts";
 import { useResource } from "../../use-resource.ts";
 import { useWorkspace } from "../../workspace.tsx";
 import { Deliveries } from "./Deliveries.tsx";
+import { SecretOnce } from "./SecretOnce.tsx";
+import { SettingsSection } from "./SettingsSection.tsx";
 
 export function Webhooks() {
   const ws = useWorkspace();
@@ -17,35 +18,21 @@ export function Webhooks() {
   const confirm = useConfirm();
   const [created, setCreated] = useState<WebhookWithSecret | null>(null);
   const [open, setOpen] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>();
-  const form = useRef<HTMLFormElement>(null);
-  useFocusInvalid(form, error);
-
-  const create = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const target = event.currentTarget;
-    const values = new FormData(target);
-    const url = String(values.get("url") ?? "");
-    const invalid = checkForm([
-      { field: "url", label: "Webhook URL", value: url, checks: [required, httpUrl, maxLength(2000)] },
-    ]);
-    if (invalid) {
-      setError(invalid);
-      return;
-    }
-    const types = String(values.get("types") ?? "")
-      .split(",")
-      .map((type) => type.trim())
-      .filter(Boolean);
-    setError(undefined);
-    try {
-      setCreated(await api.post<WebhookWithSecret>(`workspaces/${ws.id}/webhooks`, { url: url.trim(), types }));
+  const form = useForm({
+    check: (values) => [
+      { field: "url", label: "Webhook URL", value: text(values, "url"), checks: [required, httpUrl, maxLength(2000)] },
+    ],
+    send: async (values, target) => {
+      const types = text(values, "types")
+        .split(",")
+        .map((type) => type.trim())
+        .filter(Boolean);
+      const url = text(values, "url").trim();
+      setCreated(await api.post<WebhookWithSecret>(`workspaces/${ws.id}/webhooks`, { url, types }));
       target.reset();
       hooks.reload();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+    },
+  });
   const remove = (hook: Webhook) =>
     confirm.ask(
       "Delete this webhook?",
@@ -60,21 +47,11 @@ export function Webhooks() {
     );
 
   return (
-    <section aria-labelledby="hooks-heading">
-      <h2 id="hooks-heading">Webhooks</h2>
+    <SettingsSection title="Webhooks">
       {created && (
-        <div className="notice" role="status">
-          <p>
-            Signing secret for <span className="wrap">{created.url}</span>. Copy it now: it is not shown again.
-          </p>
-          <code className="secret">{created.secret}</code>
-          <div className="actions left">
-            <CopyButton text={created.secret} />
-            <button type="button" className="ghost small" onClick={() => setCreated(null)}>
-              Done
-            </button>
-          </div>
-        </div>
+        <SecretOnce secret={created.secret} onDone={() => setCreated(null)}>
+          Signing secret for <span className="wrap">{created.url}</span>
+        </SecretOnce>
       )}
       <Loaded resource={hooks} what="the webhooks">
         {(list) =>
@@ -108,21 +85,18 @@ export function Webhooks() {
         }
       </Loaded>
       <h3>New webhook</h3>
-      <form ref={form} onSubmit={create} className="inline-form" noValidate>
-        <Field label="Webhook URL" error={fieldError(error, "url")}>
-          {(id, describedBy, invalid) => (
-            <input id={id} name="url" type="url" aria-describedby={describedBy} aria-invalid={invalid} />
-          )}
-        </Field>
-        <Field label="Event types" error={fieldError(error, "types")} hint="Comma-separated; empty for all">
-          {(id, describedBy, invalid) => (
-            <input id={id} name="types" aria-describedby={describedBy} aria-invalid={invalid} />
-          )}
-        </Field>
+      <form {...form.props} className="inline-form">
+        <InputField label="Webhook URL" error={fieldError(form.error, "url")} name="url" type="url" />
+        <InputField
+          label="Event types"
+          error={fieldError(form.error, "types")}
+          hint="Comma-separated; empty for all"
+          name="types"
+        />
         <button type="submit">Add webhook</button>
       </form>
-      <ErrorLine error={formError(error, ["url", "types"])} />
+      <ErrorLine error={formError(form.error, ["url", "types"])} />
       {confirm.dialog}
-    </section>
+    </SettingsSection>
   );
 }
