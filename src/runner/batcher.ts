@@ -21,7 +21,8 @@ export class EventBatcher {
   private pending: SeqEvent[] = [];
   private nextSeq = 1;
   private sending: Promise<void> | undefined;
-  private lastSendAt = 0;
+  /** From the task's start: what a quick CLI says in its first 250 ms goes in one batch (often its only one). */
+  private lastSendAt = Date.now();
   private stopped = false;
   private readonly abort = new AbortController();
 

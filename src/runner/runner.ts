@@ -130,6 +130,17 @@ export class Runner {
       } catch (error) {
         if (signal.aborted) return;
         if (this.refusedRunner(error)) return;
+        if (error instanceof RunnerApiError && error.status === 404) {
+          // The server no longer knows this runner (an admin deleted it): it registers again, new runtime ids.
+          this.io.warn(`The server does not know this runner (${error.detail}): registering again`);
+          this.runtimesById.clear();
+          try {
+            await this.register();
+            continue;
+          } catch (registerError) {
+            if (signal.aborted || this.refusedRunner(registerError)) return;
+          }
+        }
         const waitMs = backoff.next();
         if (isTransient(error)) this.unreachable(error, waitMs);
         else this.io.warn(`The server refused a claim: ${describeError(error)}`);

@@ -1,6 +1,7 @@
 // What a runner is handed with a claimed task (spec runtimes.md §2 Assignment): the task, its agent, issue and
 // comments, the prompt (the same frame an in-process run gets, plus how to act on the platform), the task token, the
 // platform's addresses and the resume pointer of an earlier attempt or task of the agent on the issue.
+import type { z } from "zod";
 import type { Actor } from "../api/access.ts";
 import type { Db } from "../db/index.ts";
 import { showRuntimeConfig } from "../platform/agents/secrets.ts";
@@ -10,7 +11,9 @@ import { updateIssue } from "../platform/issues/service.ts";
 import { skillsForRunner } from "../skills/for-runners.ts";
 import { buildTaskFrame } from "../work/frame.ts";
 import type { TaskRow } from "../work/queue.ts";
+import type { TaskTrigger } from "../work/schemas.ts";
 import type { RunnerClaim } from "./claims.ts";
+import type { assignmentSchema } from "./schemas.ts";
 
 export interface PlatformUrls {
   url: string;
@@ -23,7 +26,12 @@ const NOT_STARTED = new Set(["backlog", "todo"]);
 /** A comment thread longer than this reaches the runner as its newest comments (the prompt says as much). */
 const COMMENT_LIMIT = 200;
 
-export async function buildAssignment(db: Db, claim: RunnerClaim, platform: PlatformUrls, maxAttempts: number) {
+export async function buildAssignment(
+  db: Db,
+  claim: RunnerClaim,
+  platform: PlatformUrls,
+  maxAttempts: number,
+): Promise<Assignment> {
   const agent = toAgent(claim.agent);
   const task = claim.task;
   const frame = await buildTaskFrame(db, task, agent);
@@ -40,9 +48,9 @@ export async function buildAssignment(db: Db, claim: RunnerClaim, platform: Plat
       workspace_id: task.workspace_id,
       agent_id: task.agent_id,
       issue_id: task.issue_id,
-      trigger: task.trigger,
+      trigger: task.trigger as TaskTrigger,
       comment_id: task.comment_id,
-      status: task.status,
+      status: "running",
       attempt: Number(task.attempt),
       max_attempts: Number(task.max_attempts ?? maxAttempts),
       run_id: claim.runId,
@@ -69,7 +77,7 @@ export async function buildAssignment(db: Db, claim: RunnerClaim, platform: Plat
   };
 }
 
-export type Assignment = Awaited<ReturnType<typeof buildAssignment>>;
+export type Assignment = z.infer<typeof assignmentSchema>;
 
 function promptOf(frame: string, instructions: string | null, platform: PlatformUrls): string {
   const parts = [];

@@ -5,6 +5,7 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { Authenticator, RunnerCredential } from "../auth/authenticator.ts";
 import {
+  assignmentSchema,
   claimBody,
   completeBody,
   eventsBody,
@@ -78,7 +79,7 @@ export async function runnerApiRoutes(app: FastifyInstance, { authenticator, ser
         security,
         summary: "Claim tasks: a long poll answering as soon as one is claimable, or with none after wait_ms",
         body: claimBody,
-        response: { 200: z.object({ tasks: z.array(z.looseObject({})) }) },
+        response: { 200: z.object({ tasks: z.array(assignmentSchema) }) },
       },
     },
     async (request, reply) => {

@@ -4,6 +4,9 @@ import { z } from "zod";
 import { csvFilter, text, title } from "../api/fields.ts";
 import { pageQuery } from "../api/pagination.ts";
 import { RUNTIME_KINDS, runtimeTags } from "../platform/agents/schemas.ts";
+import { commentSchema } from "../platform/comments/schemas.ts";
+import { issueSchema } from "../platform/issues/schemas.ts";
+import { taskSchema } from "../work/schemas.ts";
 
 export { RUNTIME_KINDS };
 export const RUNNER_STATUSES = ["online", "offline"] as const;
@@ -104,9 +107,12 @@ export type ClaimInput = z.infer<typeof claimBody>;
 /** An AG-UI event as a runner numbers it; the run's own start and end are the server's to write. */
 const runnerEvent = z.looseObject({
   seq: z.number().int().min(1).max(1_000_000_000),
-  type: text(100).refine((type) => !["RUN_STARTED", "RUN_FINISHED", "RUN_ERROR"].includes(type), {
-    message: "The server writes the run's start and end",
-  }),
+  type: z
+    .string()
+    .regex(/^[A-Z][A-Z0-9_]{0,99}$/, { message: "An AG-UI event type (UPPER_SNAKE_CASE)" })
+    .refine((type) => !["RUN_STARTED", "RUN_FINISHED", "RUN_ERROR"].includes(type), {
+      message: "The server writes the run's start and end",
+    }),
 });
 export const eventsBody = runnerCall.extend({ events: z.array(runnerEvent).max(1000) });
 export type RunnerEventInput = z.infer<typeof runnerEvent>;
@@ -132,3 +138,28 @@ export const failBody = runnerCall.extend({ error: text(100_000), retryable: z.b
 export type FailInput = z.infer<typeof failBody>;
 
 export const runnerTaskParams = z.object({ task_id: z.string() });
+
+export const assignmentSchema = z
+  .object({
+    task: taskSchema.omit({ error: true, finished_at: true, waiting_for: true }),
+    run_id: z.string(),
+    runtime_id: z.string(),
+    attempt: z.number().int(),
+    agent: z.object({
+      id: z.string(),
+      name: z.string(),
+      instructions: z.string().nullable(),
+      model: z.string().nullable(),
+      runtime_config: z.record(z.string(), z.unknown()).describe("Credentials of its MCP servers only by name"),
+    }),
+    issue: issueSchema,
+    comments: z.array(commentSchema).describe("Oldest first"),
+    prompt: z.string().describe("The brief as Markdown: the same frame an in-process run gets, and how to act"),
+    token: z.string().describe("The task token (apt_…): acts as the agent on the API and /mcp while the task runs"),
+    platform: z.object({ url: z.string(), mcp_url: z.string() }),
+    resume: z
+      .object({ session_id: z.string(), work_dir: z.string() })
+      .nullable()
+      .describe("The session of an earlier attempt, or of the agent's last task on the issue"),
+  })
+  .meta({ id: "Assignment" });

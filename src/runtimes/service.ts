@@ -49,11 +49,14 @@ export class RunnerService {
       const mark = this.polls.mark();
       const claims = await claimForRunner(this.db, runner, input.runtime_ids, input.max_tasks, this.settings);
       if (claims.length > 0) {
-        return {
-          tasks: await Promise.all(
-            claims.map((claim) => buildAssignment(this.db, claim, platform, this.settings.maxAttempts)),
-          ),
-        };
+        // One that cannot be built (its issue deleted meanwhile: the task is cancelled) is left to its lease; the
+        // others go out.
+        const built = await Promise.allSettled(
+          claims.map((claim) => buildAssignment(this.db, claim, platform, this.settings.maxAttempts)),
+        );
+        const tasks = built.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
+        if (tasks.length > 0 || built.length === 0) return { tasks };
+        throw (built[0] as PromiseRejectedResult).reason;
       }
       const left = deadline - Date.now();
       if (left <= 0 || abort.aborted || this.polls.isClosed) return { tasks: [] };

@@ -53,6 +53,8 @@ describe.each(testDialects)("runner reports (%s)", (dialect) => {
     expect(gap.status).toBe(422);
     const runStart = await runner.call(path, { events: [{ seq: 8, type: "RUN_FINISHED" }] });
     expect(runStart.status).toBe(422);
+    const injected = await runner.call(path, { events: [{ seq: 8, type: "CUSTOM\ndata: forged" }] });
+    expect(injected.status).toBe(422);
     expect((await runner.call(path, { events: text("m2", "Done: all good", 8) })).status).toBe(200);
     await runner.call(`tasks/${assignment.task.id}/session`, { session_id: "sess-1", work_dir: "/w/1" });
     const done = await runner.call(`tasks/${assignment.task.id}/complete`, {

@@ -180,6 +180,27 @@ describe.each(testDialects)("runners end to end (%s)", (dialect) => {
     expect(runner.output().stderr).toContain("The runner token was refused");
   });
 
+  it("a runner an admin deleted registers again and goes on working", async () => {
+    const work = script('cat > /dev/null\necho "Still here"');
+    const runner = await startRunner(["--name", "phoenix", "--runtime", `work=sh ${work}`, "--tags", "e2e-again"]);
+    const runners = async () =>
+      ((await f.api.get(`workspaces/${f.ws}/runners`, { token: f.member.token })).body as any[]).filter(
+        (each) => each.name === "phoenix",
+      );
+    const [first] = await runners();
+    expect((await f.api.delete(`workspaces/${f.ws}/runners/${first.id}`, { token: f.admin.token })).status).toBe(204);
+    await runner.printed(/registering again/);
+    const [again] = await eventually(async () => {
+      const found = await runners();
+      return found.length === 1 && found;
+    }, "the runner to register again");
+    expect(again.id).not.toBe(first.id);
+    const agent = await createBoundAgent(f, [{ tags: ["e2e-again"] }]);
+    const issue = await assignIssue(f, agent.id);
+    expect((await taskReaching(f, issue.id)).status).toBe("succeeded");
+    expect((await commentsOf(issue.id)).map((comment) => comment.content)).toEqual(["Still here"]);
+  });
+
   it("fallback pools honour their order: the preferred runner's slot first, the rest spill over", async () => {
     const release = join(scratch, `${dialect}-release-fallback`);
     const wait = script(`cat > /dev/null\nwhile [ ! -f '${release}' ]; do sleep 0.05; done\necho done`);
