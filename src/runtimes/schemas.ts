@@ -161,5 +161,14 @@ export const assignmentSchema = z
       .object({ session_id: z.string(), work_dir: z.string() })
       .nullable()
       .describe("The session of an earlier attempt, or of the agent's last task on the issue"),
+    skills: z
+      .array(
+        z.object({
+          name: z.string(),
+          description: z.string(),
+          files: z.array(z.object({ path: z.string(), size: z.number().int(), sha256: z.string(), url: z.string() })),
+        }),
+      )
+      .describe("The agent's skills: the runner writes them where its CLI looks for skills (files by sha256)"),
   })
   .meta({ id: "Assignment" });
