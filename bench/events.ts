@@ -158,6 +158,8 @@ async function benchDialect(dialect: "sqlite" | "postgres") {
   const server = await startChild("bench/support/events-server.ts", [], {
     DATABASE_URL: database.url,
     WEBHOOK_ALLOW_PRIVATE: "true",
+    // Every subscriber is the same user.
+    MAX_STREAMS_PER_USER: String(SUBSCRIBERS + 10),
   });
   const bare = await startChild("bench/support/bare-sse-fanout.ts");
   try {

@@ -113,6 +113,8 @@ const settingsSchema = z.object({
         .min(0, { message: "must be a whole number of registrations per hour (0: no limit)" })
         .optional(),
     ),
+    /** Long-lived streams (event streams, run streams, agent-UI runs) one user may hold open at once, over every process. */
+    maxStreamsPerUser: fromEnv("MAX_STREAMS_PER_USER", wholeNumber(1, 100_000, 20)),
   }),
   /** A tool call still running after this long is aborted and fails, whoever called it. */
   toolTimeoutMs: fromEnv("TOOL_TIMEOUT_MS", positiveWholeNumber("milliseconds", 60_000)),
@@ -177,6 +179,14 @@ const settingsSchema = z.object({
     mcpAllowPrivate: fromEnv("AGENT_MCP_ALLOW_PRIVATE", flag().optional()),
     /** A runner that has not called for this long is offline, with its runtimes. */
     runnerOfflineMs: fromEnv("RUNNER_OFFLINE_MS", positiveWholeNumber("milliseconds", 60_000)),
+    /** Agents triggering agents (comments, mentions, assignments), bounded: see work/trigger-bounds.ts. */
+    triggerBounds: z.object({
+      /** Agent-made triggers in a row on one issue before the next is stopped. */
+      maxChainDepth: fromEnv("AGENT_CHAIN_MAX_DEPTH", wholeNumber(0, 1000, 5)),
+      /** Agent-triggered tasks one agent may get per window. */
+      rate: fromEnv("AGENT_TRIGGER_RATE", wholeNumber(0, 100_000, 20)),
+      windowMs: fromEnv("AGENT_TRIGGER_WINDOW_MS", positiveWholeNumber("milliseconds", 60_000)),
+    }),
   }),
   operations: z.object({
     /** After SIGTERM, how long the process keeps serving (with /ready at 503) so load balancers stop sending to it. */

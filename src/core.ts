@@ -14,7 +14,7 @@ import { ToolRegistry } from "./tools/registry.ts";
 import { syncAgentStatus } from "./work/agent-work-status.ts";
 import { workTriggers } from "./work/triggers.ts";
 
-export interface Core {
+interface Core {
   tokens: TokenService;
   authenticator: Authenticator;
   registry: ToolRegistry;
@@ -26,7 +26,7 @@ export interface Core {
 
 /** `registry` holds the custom tools already; the platform and agent tools are added after them. */
 export function buildCore(config: Config, db: Db, registry = new ToolRegistry()): Core {
-  wireWorkHooks(workTriggers);
+  wireWorkHooks(workTriggers(config.work.triggerBounds));
   const tokens = new TokenService(config.jwtSecret, config.jwtTtlSeconds);
   const authenticator = new Authenticator(db, tokens);
   const tools = new ToolInvoker(registry, { timeoutMs: config.toolTimeoutMs });

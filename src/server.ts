@@ -16,10 +16,12 @@ import {
 import type { Config, TrustProxy } from "./config.ts";
 import { buildCore } from "./core.ts";
 import type { DatabaseHandle } from "./db/index.ts";
+import { AccessWatch } from "./events/access-watch.ts";
 import { type EventsTuning, eventsPlugin } from "./events/index.ts";
 import { clientError, frameworkError, registerErrorHandler } from "./http/errors.ts";
 import { jsonBodies } from "./http/json-body.ts";
 import { listensOnLoopbackOnly, originIsLoopback } from "./http/loopback.ts";
+import { OpenStreams } from "./http/open-streams.ts";
 import { openapiOptions } from "./http/openapi.ts";
 import { logOneLinePerRequest } from "./http/request-log.ts";
 import { requestTimeoutOptions } from "./http/request-timeout.ts";
@@ -129,6 +131,10 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     mcpTargets,
     issuePages: options.issuePageCache,
   });
+  // Run streams end when their viewer loses access, as the event stream does: through its feeds.
+  const accessWatch = new AccessWatch();
+  const openStreams = new OpenStreams(db, { maxPerUser: config.http.maxStreamsPerUser });
+  app.addHook("onClose", async () => openStreams.close());
   await app.register(eventsPlugin, {
     prefix: "/api/v1",
     db,
@@ -140,6 +146,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     webhookTimeoutMs: config.events.webhookTimeoutMs,
     webhookAllowPrivate: config.events.webhookAllowPrivate,
     tuning: options.events,
+    accessWatch,
+    openStreams,
     onLiveEvents: (oldestCreatedAt) => metrics.eventsDelivered(oldestCreatedAt),
   });
   await app.register(mcpRoutes, {
@@ -166,6 +174,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     mcpTargets,
     drain,
     waitingForRuntime: tasksWaitingForRuntime,
+    accessWatch,
+    openStreams,
   });
   await app.register(runtimesPlugin, { db, signals: workSignals, authenticator, settings: config.work });
   await app.register(aguiRoutes, {
@@ -174,6 +184,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     runtime,
     isDev: config.isDev,
     keepAliveMs: config.agent.keepAliveMs,
+    openStreams,
   });
   // Last: its catch-all for client routes must see every server route already in place.
   await app.register(webRoutes, { distDir: options.webDistDir ?? DEFAULT_DIST_DIR });

@@ -74,7 +74,14 @@ describe("config", () => {
   });
 
   it("reads the HTTP hardening settings: no proxy trusted, body timeout, registrations limited outside dev", () => {
-    expect(loadConfig({}).http).toEqual({ trustProxy: false, requestBodyTimeoutMs: 10_000, registerRateLimit: 0 });
+    expect(loadConfig({}).http).toEqual({
+      trustProxy: false,
+      requestBodyTimeoutMs: 10_000,
+      registerRateLimit: 0,
+      maxStreamsPerUser: 20,
+    });
+    expect(loadConfig({ MAX_STREAMS_PER_USER: "3" }).http.maxStreamsPerUser).toBe(3);
+    expect(() => loadConfig({ MAX_STREAMS_PER_USER: "0" })).toThrow(/MAX_STREAMS_PER_USER/);
     const production = { PLATFORM_ENV: "production", PLATFORM_JWT_SECRET: strongSecret };
     expect(loadConfig(production).http.registerRateLimit).toBe(20);
     expect(loadConfig({ ...production, REGISTER_RATE_LIMIT: "0" }).http.registerRateLimit).toBe(0);
@@ -140,9 +147,13 @@ describe("config", () => {
       mcpStdio: true,
       mcpAllowPrivate: true,
       runnerOfflineMs: 60_000,
+      triggerBounds: { maxChainDepth: 5, rate: 20, windowMs: 60_000 },
     });
     const config = loadConfig({ AGENT_WORKERS: "0", TASK_MAX_ATTEMPTS: "5", TASK_LEASE_MS: "1500" });
     expect(config.work).toMatchObject({ workers: 0, maxAttempts: 5, leaseMs: 1_500 });
+    const bounds = { AGENT_CHAIN_MAX_DEPTH: "0", AGENT_TRIGGER_RATE: "3", AGENT_TRIGGER_WINDOW_MS: "5000" };
+    expect(loadConfig(bounds).work.triggerBounds).toEqual({ maxChainDepth: 0, rate: 3, windowMs: 5_000 });
+    expect(() => loadConfig({ AGENT_CHAIN_MAX_DEPTH: "-1" })).toThrow(/^Invalid configuration: AGENT_CHAIN_MAX_DEPTH /);
     expect(configError({ RUNNER_OFFLINE_MS: "soon" })).toBe(
       "Invalid configuration: RUNNER_OFFLINE_MS must be a whole number of milliseconds",
     );

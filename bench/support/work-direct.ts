@@ -28,7 +28,7 @@ const database = openDatabase(config.databaseUrl);
 await migrateToLatest(database.db);
 const { db } = database;
 // The issues are created as the platform creates them (core.ts wires the same hooks in a server).
-wireWorkHooks(workTriggers);
+wireWorkHooks(workTriggers(config.work.triggerBounds));
 const registry = new ToolRegistry();
 const tools = new ToolInvoker(registry);
 const status = new AgentStatusTracker(db, syncAgentStatus, { leaseMs: config.work.leaseMs });

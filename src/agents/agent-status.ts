@@ -11,16 +11,12 @@ import { newId, now, timestampAt } from "../db/values.ts";
 import type { Agent } from "../platform/agents/service.ts";
 
 /** Sets the agent's status from its runs and running tasks, inside `trx` (the one rule, in work/agent-work-status.ts). */
-export type AgentStatusSync = (
-  trx: Db,
-  agent: { id: string; workspaceId: string },
-  failedFinally: boolean,
-) => Promise<void>;
+type AgentStatusSync = (trx: Db, agent: { id: string; workspaceId: string }, failedFinally: boolean) => Promise<void>;
 
 /** The agent's workspace and the agent, first in a transaction that writes its runs (db/lock-order.ts). */
 const holdAgent = (trx: Db, agentId: string, workspaceId: string) => holdWorkspace(trx, workspaceId, { agentId });
 
-export interface LiveRunSettings {
+interface LiveRunSettings {
   /** How long a run counts without its process renewing it. */
   leaseMs: number;
 }

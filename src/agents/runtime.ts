@@ -29,7 +29,7 @@ export interface AgentSpec {
   instructions: string;
 }
 
-export interface RunRequest {
+interface RunRequest {
   agent: AgentSpec;
   /** Keeps threads of different callers apart, e.g. `ws:<id>`, `user:<id>`, `anon`. */
   scope: string;
@@ -69,7 +69,7 @@ export interface RunResult {
   heldToolCalls: ToolCallRecord[];
 }
 
-export interface AgentRuntimeOptions {
+interface AgentRuntimeOptions {
   db: Db;
   tools: ToolInvoker;
   settings: ModelSettings;
@@ -87,7 +87,7 @@ const ASK_DEPTH = Symbol("askDepth");
 type DepthContext = ToolContext & { [ASK_DEPTH]?: number };
 
 /** Told after every model request that answered: the model named by the agent, and the usage it reported. */
-export type ModelTurnListener = (model: string, usage: Usage | undefined) => void;
+type ModelTurnListener = (model: string, usage: Usage | undefined) => void;
 
 export class AgentRuntime {
   private readonly turnListeners: ModelTurnListener[] = [];

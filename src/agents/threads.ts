@@ -1,8 +1,9 @@
 // Stored thread history: one agent_threads row per (scope, thread id), its messages in order.
 // A request may carry only the new message or the whole history: messages are kept once, by message id.
 import { sql } from "kysely";
+import type { MessageRole } from "../db/enums.ts";
 import { type Db, isPostgres } from "../db/index.ts";
-import { fromJson, newId, now, toJson } from "../db/values.ts";
+import { fromJson, type JsonText, newId, now, toJson } from "../db/values.ts";
 import type { ChatMessage, ToolCallRecord } from "./model.ts";
 
 export interface ThreadMessage {
@@ -88,16 +89,16 @@ function findThreadRow(db: Db, scope: string, threadId: string) {
 
 function toThreadMessage(row: {
   message_id: string;
-  role: string;
+  role: MessageRole;
   content: string | null;
-  tool_calls: string | null;
+  tool_calls: JsonText<unknown[]> | null;
   tool_call_id: string | null;
 }): ThreadMessage {
   const content = row.content ?? "";
   if (row.role === "tool")
     return { id: row.message_id, message: { role: "tool", content, toolCallId: row.tool_call_id ?? "" } };
   if (row.role === "assistant") {
-    const toolCalls = fromJson<ToolCallRecord[] | null>(row.tool_calls, null);
+    const toolCalls = fromJson<unknown[] | null>(row.tool_calls, null) as ToolCallRecord[] | null;
     return {
       id: row.message_id,
       message: toolCalls?.length ? { role: "assistant", content, toolCalls } : { role: "assistant", content },

@@ -10,7 +10,7 @@ import {
 } from "./model.ts";
 import { RunAbortedError, type RunSink } from "./run-types.ts";
 
-export interface TurnRequest {
+interface TurnRequest {
   system: string;
   messages: ChatMessage[];
   tools: ToolSpec[];
@@ -22,7 +22,7 @@ export interface TurnRequest {
   modelTimeoutMs: number;
 }
 
-export interface TurnResult {
+interface TurnResult {
   text: string;
   toolCalls: ToolCallRecord[];
   usage?: Usage;

@@ -9,7 +9,7 @@ import { ValidationError, validationIssue } from "../http/errors.ts";
 /** `?dialect=` of POST /agui: the official UPPER_SNAKE event names, or the same in lower case. */
 export type EventNaming = "lowercase" | "ag-ui";
 
-export interface AguiRunInput {
+interface AguiRunInput {
   threadId: string;
   runId: string;
   /** Official clients send a top-level `messages` array and get the official event names; others lower case. */

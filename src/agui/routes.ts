@@ -12,6 +12,7 @@ import type { Principal } from "../auth/principal.ts";
 import type { Db } from "../db/index.ts";
 import { HttpError, notFound, unauthorized } from "../http/errors.ts";
 import { guardLoopback } from "../http/loopback.ts";
+import type { OpenStreams } from "../http/open-streams.ts";
 import { documented } from "../http/openapi.ts";
 import { KeepAlives, SseStream } from "../http/sse.ts";
 import { SseRunWriter } from "./events.ts";
@@ -32,7 +33,7 @@ const query = z.object({
     .describe("Event names: official UPPER_SNAKE (`ag-ui`) or the same in lower case (`lowercase`; alias `seed`)"),
 });
 
-export interface AguiOptions {
+interface AguiOptions {
   db: Db;
   authenticator: Authenticator;
   runtime: AgentRuntime;
@@ -40,6 +41,8 @@ export interface AguiOptions {
   isDev: boolean;
   /** Keep-alive comment interval on a quiet stream. */
   keepAliveMs: number;
+  /** The cap on streams open per user (a run without a user, in dev, is not counted). */
+  openStreams: OpenStreams;
 }
 
 export async function aguiRoutes(app: FastifyInstance, options: AguiOptions): Promise<void> {
@@ -75,7 +78,9 @@ export async function aguiRoutes(app: FastifyInstance, options: AguiOptions): Pr
       const agent = await chooseAgent(request.query.agent ?? input.agentId, principal, request);
 
       const controller = new AbortController();
-      const stream = SseStream.open(reply);
+      const stream = principal
+        ? await options.openStreams.open(reply, principal.user.id, "agui")
+        : SseStream.open(reply);
       if (!stream) return;
       // The client left (or fell behind and was dropped): the run stops.
       stream.onClose(() => controller.abort());

@@ -4,8 +4,8 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Authenticator } from "../auth/authenticator.ts";
 import { hasRole, type Membership, type Role } from "../auth/membership.ts";
 import type { Principal } from "../auth/principal.ts";
+import type { ActorType } from "../db/enums.ts";
 import { forbidden } from "../http/errors.ts";
-import type { ActorType } from "./fields.ts";
 
 /** Who did something, as recorded in activity and creator fields. */
 export interface Actor {

@@ -1,5 +1,6 @@
 // Building blocks shared by the workspace resources' schemas and services.
 import { z } from "zod";
+import { ACTOR_TYPES } from "../db/enums.ts";
 
 // PostgreSQL rejects U+0000 in text, so it must be refused at validation (422) rather than reach the database (500).
 const hasNoNul = (value: string) => !value.includes("\u0000");
@@ -24,8 +25,7 @@ export const title = (max = 500) => text(max).trim().min(1);
 export const idField = text(100);
 
 /** `member` (a user who belongs to the workspace) or `agent` (an agent of the workspace). */
-export const actorTypeSchema = z.enum(["member", "agent"]);
-export type ActorType = z.infer<typeof actorTypeSchema>;
+export const actorTypeSchema = z.enum(ACTOR_TYPES);
 
 /** A real calendar day: `Date` would roll 2024-02-30 over to March 1st. */
 function isCalendarDay(value: string): boolean {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-export const MAX_PAGE_SIZE = 200;
+const MAX_PAGE_SIZE = 200;
 
 /** `limit` 1.. (above 200 is clamped to 200, as the seed says), default 50; `offset` ≥ 0, default 0. */
 export const pageQuery = z.object({

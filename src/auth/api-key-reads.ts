@@ -6,7 +6,7 @@ import { BatchedReads } from "../db/batched-reads.ts";
 import { type Db, isPostgres } from "../db/index.ts";
 import type { Role } from "./membership.ts";
 
-export interface ApiKeyRow {
+interface ApiKeyRow {
   key_hash: string;
   keyId: string;
   workspace_id: string;

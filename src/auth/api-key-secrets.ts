@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 
 /** Every key starts with this, so a bearer credential can be told apart from a JWT at a glance. */
-export const API_KEY_PREFIX = "ap_";
+const API_KEY_PREFIX = "ap_";
 
 export function generateApiKey(): { key: string; prefix: string; hash: string } {
   const key = `${API_KEY_PREFIX}${randomBytes(32).toString("base64url")}`;

@@ -32,7 +32,7 @@ export interface RunnerCredential {
 const LAST_USED_PRECISION_MS = 60_000;
 
 /** A caller inside one workspace: who, with which role, and the workspace's issue list version (see issues/list.ts). */
-export interface WorkspaceAccess {
+interface WorkspaceAccess {
   principal: Principal;
   membership: Membership;
   issueListVersion: number;

@@ -6,7 +6,7 @@ import { BatchedReads } from "../db/batched-reads.ts";
 import { type Db, isPostgres } from "../db/index.ts";
 import type { Role } from "./membership.ts";
 
-export interface MemberRow {
+interface MemberRow {
   id: string;
   name: string;
   email: string;

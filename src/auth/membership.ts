@@ -1,11 +1,12 @@
 // Workspace membership and roles: who may act inside a workspace. Shared by the platform API's guards, the tool
 // protocol and the agent-UI endpoint.
+import type { MemberRole } from "../db/enums.ts";
 import type { Db } from "../db/index.ts";
 import { isId } from "../db/values.ts";
 import { forbidden } from "../http/errors.ts";
 import { boundWorkspace, type Principal } from "./principal.ts";
 
-export type Role = "owner" | "admin" | "member";
+export type Role = MemberRole;
 const RANK: Record<Role, number> = { member: 1, admin: 2, owner: 3 };
 
 export const hasRole = (role: Role, atLeast: Role): boolean => RANK[role] >= RANK[atLeast];

@@ -1,6 +1,6 @@
 // Who a caller is, once a credential has been checked (auth/authenticator.ts).
 
-export interface PrincipalUser {
+interface PrincipalUser {
   id: string;
   name: string;
   email: string;

@@ -7,7 +7,7 @@ import { timestampAt } from "../db/values.ts";
 const SWEEP_EVERY = 200;
 
 /** A bucket's count in the current window, after one more was added. */
-export interface WindowCount {
+interface WindowCount {
   count: number;
   windowStart: string;
   retryAfterSeconds: number;
@@ -77,7 +77,7 @@ export const DEFAULT_LOGIN_RATE_LIMIT: LoginRateLimitOptions = {
   windowMs: 15 * 60 * 1000,
 };
 
-export interface LoginAdmission {
+interface LoginAdmission {
   /** Set when the caller is over a limit: the seconds until its window ends. */
   retryAfterSeconds: number | undefined;
   /** The password was right: this attempt stops counting, and the email's failures from this address are forgotten. */

@@ -1,7 +1,7 @@
 // JWT access tokens: HS256 only, claims sub, email, name, iat, exp (exp required).
 import { jwtVerify, SignJWT } from "jose";
 
-export interface TokenClaims {
+interface TokenClaims {
   sub: string;
   email: string;
   name: string;

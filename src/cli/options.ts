@@ -1,7 +1,7 @@
 // A command's options, declared once: node:util parseArgs (strict) reads them and the help text is written from them.
 import { type ParseArgsConfig, parseArgs } from "node:util";
 
-export type OptionSpec =
+type OptionSpec =
   | {
       type: "string" /** The value's name in the help text: `--port PORT`. */;
       value: string;

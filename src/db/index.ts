@@ -133,7 +133,7 @@ export function isUniqueViolation(error: unknown): boolean {
  * took first (`unique`), a referenced row that another request deleted (`missing_reference`), or a value the column
  * cannot hold (`bad_value`: PostgreSQL's class 22 "data exception", SQLite's type mismatch or oversized value).
  */
-export type DatabaseRefusal = "unique" | "missing_reference" | "bad_value";
+type DatabaseRefusal = "unique" | "missing_reference" | "bad_value";
 
 export function databaseRefusal(error: unknown): DatabaseRefusal | undefined {
   const code = errorCode(error) ?? "";

@@ -7,7 +7,7 @@ export interface ListenerLog {
   warn(object: object, message: string): void;
 }
 
-export interface ListenerHandlers {
+interface ListenerHandlers {
   notification(channel: string, payload: string): void;
   /** The connection came back after it was lost: notifications sent meanwhile were missed. */
   reconnected?(): void;

@@ -10,6 +10,8 @@ import * as mcpSessions from "./migrations/0008_mcp_sessions.ts";
 import * as callWorkspace from "./migrations/0009_call_workspace.ts";
 import * as taskUrgency from "./migrations/0010_task_urgency.ts";
 import * as webhookFairness from "./migrations/0011_webhook_fairness.ts";
+import * as triggerChains from "./migrations/0012_trigger_chains.ts";
+import * as openStreams from "./migrations/0013_open_streams.ts";
 import * as runtimes from "./migrations/0014_runtimes.ts";
 
 // Listed here rather than read from disk so migrations work the same under tsx, a bundle or a test runner.
@@ -25,6 +27,8 @@ const migrations: Record<string, Migration> = {
   "0009_call_workspace": callWorkspace,
   "0010_task_urgency": taskUrgency,
   "0011_webhook_fairness": webhookFairness,
+  "0012_trigger_chains": triggerChains,
+  "0013_open_streams": openStreams,
   "0014_runtimes": runtimes,
 };
 
@@ -64,7 +68,9 @@ export async function isMigrated(db: Db): Promise<boolean> {
 }
 
 async function runMigrations(db: Db): Promise<string[]> {
-  const migrator = new Migrator({ db, provider });
+  // Numbers are handed out to work in progress and land in any order: a database that has a later one still takes an
+  // earlier one that arrives after it (each migration touches only its own tables and columns).
+  const migrator = new Migrator({ db, provider, allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);

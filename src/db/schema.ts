@@ -1,6 +1,31 @@
 // Table types, one interface per table. Timestamps are stored as text in the API's own shape
 // (UTC ISO 8601 without a zone, microseconds), which sorts correctly in both SQLite and PostgreSQL.
-// JSON columns are stored as text and (de)serialised by the services.
+// Status and kind columns hold the literal unions of enums.ts; `Generated<>` marks a column with a database default
+// (optional on insert); JSON columns are `JsonText<T>` (values.ts); flags are integers `0 | 1` (SQLite has no boolean).
+// A row as read is `Selectable<XTable>`, a row to insert `Insertable<XTable>`.
+import type { Generated } from "kysely";
+import type {
+  ActorType,
+  AgentStatus,
+  ApprovalStatus,
+  CallSpeaker,
+  DeliveryStatus,
+  DependencyType,
+  EventActorType,
+  IssuePriority,
+  IssueStatus,
+  MemberRole,
+  MessageRole,
+  ProjectStatus,
+  RunStatus,
+  RuntimeMode,
+  TaskStatus,
+  TaskTrigger,
+} from "./enums.ts";
+import type { JsonText } from "./values.ts";
+
+/** 1 or 0: an integer flag. */
+export type Flag = 0 | 1;
 
 export interface UsersTable {
   id: string;
@@ -18,12 +43,12 @@ export interface WorkspacesTable {
   name: string;
   slug: string;
   description: string | null;
-  settings: string; // JSON object
-  issue_prefix: string;
+  settings: Generated<JsonText<Record<string, unknown>>>;
+  issue_prefix: Generated<string>;
   /** Last issue number handed out in this workspace; bumped atomically on create. */
-  issue_counter: number;
+  issue_counter: Generated<number>;
   /** Bumped by every change that can alter an issue list page; cached pages are keyed by it. */
-  issue_list_version: number;
+  issue_list_version: Generated<number>;
   created_at: string;
   updated_at: string;
 }
@@ -32,7 +57,7 @@ export interface MembersTable {
   id: string;
   workspace_id: string;
   user_id: string;
-  role: "owner" | "admin" | "member";
+  role: MemberRole;
   created_at: string;
 }
 
@@ -42,8 +67,8 @@ export interface ProjectsTable {
   title: string;
   description: string | null;
   icon: string | null;
-  status: string;
-  lead_type: string | null;
+  status: ProjectStatus;
+  lead_type: ActorType | null;
   lead_id: string | null;
   creator_id: string | null;
   created_at: string;
@@ -56,16 +81,16 @@ export interface IssuesTable {
   project_id: string | null;
   title: string;
   description: string | null;
-  status: string;
-  priority: string;
-  assignee_type: string | null;
+  status: IssueStatus;
+  priority: IssuePriority;
+  assignee_type: ActorType | null;
   assignee_id: string | null;
-  creator_type: string;
+  creator_type: ActorType;
   creator_id: string | null;
   number: number;
   parent_issue_id: string | null;
-  acceptance_criteria: string | null; // JSON
-  position: number;
+  acceptance_criteria: JsonText<string[]> | null;
+  position: Generated<number>;
   due_date: string | null;
   created_at: string;
   updated_at: string;
@@ -76,7 +101,7 @@ export interface CommentsTable {
   workspace_id: string;
   issue_id: string;
   parent_id: string | null;
-  author_type: string;
+  author_type: ActorType;
   author_id: string | null;
   content: string;
   created_at: string;
@@ -102,7 +127,7 @@ export interface IssueDependenciesTable {
   workspace_id: string;
   issue_id: string;
   depends_on_issue_id: string;
-  type: string;
+  type: DependencyType;
   created_at: string;
 }
 
@@ -113,12 +138,13 @@ export interface AgentsTable {
   description: string | null;
   instructions: string | null;
   model: string | null;
-  tools: string; // JSON array of tool names
-  status: string;
-  runtime_mode: string;
-  runtime_config: string; // JSON object
-  max_concurrent_tasks: number;
-  owner_type: string | null;
+  /** Tool names. */
+  tools: Generated<JsonText<string[]>>;
+  status: AgentStatus;
+  runtime_mode: RuntimeMode;
+  runtime_config: Generated<JsonText<Record<string, unknown>>>;
+  max_concurrent_tasks: Generated<number>;
+  owner_type: ActorType | null;
   owner_id: string | null;
   created_at: string;
   updated_at: string;
@@ -126,16 +152,17 @@ export interface AgentsTable {
   runtime_select: string | null;
 }
 
+/** A change as the activity feed shows it; `action` is its event type (an open string, as in `events`). */
 export interface ActivityTable {
   id: string;
   workspace_id: string;
   entity_type: string;
   entity_id: string | null;
   issue_id: string | null;
-  actor_type: string;
+  actor_type: EventActorType;
   actor_id: string | null;
   action: string;
-  details: string; // JSON object
+  details: Generated<JsonText<Record<string, unknown>>>;
   created_at: string;
 }
 
@@ -167,9 +194,10 @@ export interface ThreadMessagesTable {
   thread_row_id: string;
   seq: number;
   message_id: string;
-  role: string;
+  role: MessageRole;
   content: string | null;
-  tool_calls: string | null; // JSON array
+  /** The assistant's tool calls (agents/model.ts `ToolCallRecord[]`). */
+  tool_calls: JsonText<unknown[]> | null;
   tool_call_id: string | null;
   created_at: string;
 }
@@ -188,7 +216,7 @@ export interface CallTranscriptsTable {
   id: string;
   call_id: string;
   seq: number;
-  speaker: "caller" | "assistant";
+  speaker: CallSpeaker;
   text: string;
   created_at: string;
 }
@@ -199,7 +227,10 @@ export interface EventCountersTable {
   last_seq: number;
 }
 
-/** The outbox: one row per change, numbered without gaps per workspace. */
+/**
+ * The outbox: one row per change, numbered without gaps per workspace. `type` (and `entity_type`) stay open strings:
+ * any `<entity>.<verb>` a feature writes is valid, and the known ones are listed above db/ (events/event-types.ts).
+ */
 export interface EventsTable {
   id: string;
   seq: number;
@@ -208,9 +239,9 @@ export interface EventsTable {
   entity_type: string;
   entity_id: string | null;
   issue_id: string | null;
-  actor_type: string;
+  actor_type: EventActorType;
   actor_id: string | null;
-  data: string; // JSON object
+  data: Generated<JsonText<Record<string, unknown>>>;
   created_at: string;
 }
 
@@ -218,12 +249,13 @@ export interface WebhooksTable {
   id: string;
   workspace_id: string;
   url: string;
-  types: string; // JSON array of event types; empty = all
-  enabled: number; // 0 or 1
+  /** Event types and `<entity>.*` patterns; empty = all. */
+  types: Generated<JsonText<string[]>>;
+  enabled: Generated<Flag>;
   /** `whsec_…`, needed in clear to sign; never returned after create or rotate. */
   secret: string;
   /** Outbox position up to which attempts have been queued for this hook. */
-  last_seq: number;
+  last_seq: Generated<number>;
   /** Time of the first failed attempt since the last success; null while healthy. */
   failing_since: string | null;
   disabled_reason: string | null;
@@ -238,7 +270,7 @@ export interface WebhookDeliveriesTable {
   workspace_id: string;
   event_id: string;
   attempt: number;
-  status: "pending" | "succeeded" | "failed";
+  status: DeliveryStatus;
   next_attempt_at: string;
   lease_token: string | null;
   lease_expires_at: string | null;
@@ -255,23 +287,25 @@ export interface TasksTable {
   workspace_id: string;
   agent_id: string;
   issue_id: string;
-  trigger: string;
+  trigger: TaskTrigger;
   comment_id: string | null;
-  status: string;
-  attempt: number;
+  status: TaskStatus;
+  attempt: Generated<number>;
   /** Null until first claimed: the claiming process's TASK_MAX_ATTEMPTS. */
   max_attempts: number | null;
   error: string | null;
   /** The task's current (or last) run. */
   run_id: string | null;
   /** Bumped by every trigger folded into the open task, so a run about to finish notices new input. */
-  input_version: number;
+  input_version: Generated<number>;
   /** 1 once every approval the run waits for is decided: the next claim resumes `run_id`. */
-  resume: number;
+  resume: Generated<Flag>;
   /** Not claimable before this time (retry backoff). */
   available_at: string;
   /** 1 while the issue's priority is `urgent`: claims take these first (then the oldest). */
-  urgent: number;
+  urgent: Generated<Flag>;
+  /** How many agent-made triggers in a row led to this task (0: a person's change); see work/trigger-bounds.ts. */
+  chain_depth: Generated<number>;
   lease_owner: string | null;
   lease_expires_at: string | null;
   created_at: string;
@@ -293,10 +327,10 @@ export interface RunsTable {
   task_id: string;
   agent_id: string;
   issue_id: string;
-  status: string;
+  status: RunStatus;
   model: string;
-  input_tokens: number;
-  output_tokens: number;
+  input_tokens: Generated<number>;
+  output_tokens: Generated<number>;
   error: string | null;
   /** The newest comment of the issue the run has been shown. */
   comments_seen_until: string | null;
@@ -309,7 +343,7 @@ export interface RunEventsTable {
   run_id: string;
   seq: number;
   type: string;
-  data: string;
+  data: JsonText<Record<string, unknown>>;
   created_at: string;
 }
 
@@ -322,8 +356,9 @@ export interface ApprovalsTable {
   issue_id: string;
   tool_call_id: string;
   tool_name: string;
-  arguments: string; // JSON
-  status: string;
+  /** The tool call's arguments as the model sent them. */
+  arguments: JsonText<unknown>;
+  status: ApprovalStatus;
   decided_by: string | null;
   comment: string | null;
   created_at: string;
@@ -368,6 +403,16 @@ export interface McpSessionMessagesTable {
 }
 
 /** A run of an agent outside the task queue (agent UI, ask_<agent>) in progress on one process. */
+/** A long-lived stream open to a user (the cap on open streams per user), held by the process serving it. */
+export interface OpenStreamsTable {
+  id: string;
+  user_id: string;
+  kind: "events" | "run" | "agui";
+  holder: string;
+  /** Renewed while the stream lives; past it the stream no longer counts (its process died). */
+  expires_at: string;
+}
+
 export interface AgentLiveRunsTable {
   id: string;
   agent_id: string;
@@ -394,7 +439,7 @@ export interface RunnersTable {
   name: string;
   host: string | null;
   version: string;
-  status: string;
+  status: "online" | "offline";
   last_seen_at: string;
   created_at: string;
 }
@@ -406,10 +451,11 @@ export interface RuntimesTable {
   name: string;
   kind: string;
   version: string | null;
-  tags: string; // JSON array of words
-  status: string;
+  /** Free words: gpu, linux, repo-access… */
+  tags: JsonText<string[]>;
+  status: "online" | "offline";
   /** 1 while the runner's last registration listed it. */
-  offered: number;
+  offered: 0 | 1;
   max_concurrent_tasks: number;
   created_at: string;
 }
@@ -460,4 +506,5 @@ export interface Database {
   runners: RunnersTable;
   runtimes: RuntimesTable;
   runner_claims: RunnerClaimsTable;
+  open_streams: OpenStreamsTable;
 }

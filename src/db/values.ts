@@ -23,9 +23,20 @@ export function now(): string {
 /** `epochMs` in the same shape as `now()` (microseconds zero), e.g. for a time in the future. */
 export const timestampAt = (epochMs: number): string => `${new Date(epochMs).toISOString().slice(0, 23)}000`;
 
-export const toJson = (value: unknown): string => JSON.stringify(value ?? null);
+declare const jsonOf: unique symbol;
 
-export function fromJson<T>(text: string | null, fallback: T): T {
+/**
+ * Text holding the JSON of a `T`, as a JSON column stores it. The columns are TEXT in both dialects and the drivers
+ * return the text unparsed, so the column type stays a string (Kysely's `JSONColumnType` would claim a parsed
+ * object); the brand only records what the text holds, so the one writer (`toJson`) and the one reader (`fromJson`)
+ * agree on it and a plain string cannot be written by mistake.
+ */
+export type JsonText<T> = string & { readonly [jsonOf]: T };
+
+export const toJson = <T>(value: T): JsonText<T> => JSON.stringify(value ?? null) as JsonText<T>;
+
+/** The value `text` holds; `fallback` for null or text that is not JSON. */
+export function fromJson<T>(text: JsonText<T> | null, fallback: T): T {
   if (text === null) return fallback;
   try {
     return JSON.parse(text) as T;

@@ -5,7 +5,7 @@ import type { Actor } from "../api/access.ts";
 import type { Db } from "../db/index.ts";
 import { appendActivity } from "./append.ts";
 
-export interface ActivityEntry {
+interface ActivityEntry {
   workspaceId: string;
   /** e.g. "issue", "comment", "project", "agent", "member", "label", "dependency", "workspace", "api_key" */
   entityType: string;

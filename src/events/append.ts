@@ -2,18 +2,18 @@
 // own transaction. They are written together at the transaction's end (db/commit-hooks.ts), in one statement on
 // PostgreSQL: the workspace's event counter is a row lock held until commit, so taking it last, for one round trip,
 // keeps writers of one workspace from queueing behind each other's whole transactions.
-import { sql } from "kysely";
+import { type Selectable, sql } from "kysely";
 import { beforeCommit } from "../db/commit-hooks.ts";
 import { type Db, isPostgres } from "../db/index.ts";
 import { holdWorkspace } from "../db/lock-order.ts";
 import type { EventsTable } from "../db/schema.ts";
+import { signalLocally } from "../db/signals.ts";
 import { newId, now, toJson } from "../db/values.ts";
-import { signalLocally } from "./local-signal.ts";
 import { EVENTS_CHANNEL, type NewEvent } from "./outbox.ts";
 
 /** An event to write, and the id of its activity entry when it is one. */
 interface PendingEvent {
-  row: Omit<EventsTable, "seq" | "created_at">;
+  row: Omit<Selectable<EventsTable>, "seq" | "created_at">;
   activityId: string | null;
 }
 
@@ -104,7 +104,7 @@ async function writeOnSqlite(trx: Db, workspaceId: string, events: PendingEvent[
     return activityId === null ? [] : [activityRow(row, activityId, row.created_at)];
   });
   if (entries.length > 0) await trx.insertInto("activity").values(entries).execute();
-  signalLocally(workspaceId, first + events.length - 1);
+  signalLocally(EVENTS_CHANNEL, `${workspaceId}:${first + events.length - 1}`);
 }
 
 const activityRow = (row: PendingEvent["row"], id: string, created_at: string) => ({

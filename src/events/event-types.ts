@@ -41,6 +41,7 @@ export const EVENT_TYPES = [
   "task.succeeded",
   "task.failed",
   "task.cancelled",
+  "task.trigger_stopped",
   "run.started",
   "run.finished",
   "approval.requested",

@@ -5,8 +5,10 @@ import type { FastifyInstance } from "fastify";
 import { requireWorkspaceAccess } from "../api/access.ts";
 import type { Authenticator } from "../auth/authenticator.ts";
 import { type Db, openDatabase, type SqlDialect } from "../db/index.ts";
+import type { OpenStreams } from "../http/open-streams.ts";
 import { DEFAULT_MAX_UNREAD_BYTES } from "../http/sse.ts";
 import { systemResolver } from "../http/targets.ts";
+import type { AccessWatch } from "./access-watch.ts";
 import { eventRoutes, eventStreamRoute } from "./routes.ts";
 import { openEventSignal } from "./signal.ts";
 import { EventStreamHub } from "./stream.ts";
@@ -32,7 +34,7 @@ export interface EventsTuning {
   webhooks?: Partial<DeliverySettings>;
 }
 
-export interface EventsOptions {
+interface EventsOptions {
   db: Db;
   dialect: SqlDialect;
   databaseUrl: string;
@@ -42,6 +44,10 @@ export interface EventsOptions {
   webhookTimeoutMs: number;
   webhookAllowPrivate: boolean;
   tuning?: EventsTuning;
+  /** The cap on streams open per user. */
+  openStreams: OpenStreams;
+  /** Given this plugin's stream hub, for the streams of other features that end when their viewer loses access. */
+  accessWatch?: AccessWatch;
   /** Told when events are written to live streams, with the oldest one's creation time (metrics: delivery lag). */
   onLiveEvents?: (oldestCreatedAt: string) => void;
 }
@@ -78,6 +84,7 @@ export async function eventsPlugin(app: FastifyInstance, options: EventsOptions)
     },
     logError,
   );
+  options.accessWatch?.attach(hub);
   const timeoutMs = tuning.webhooks?.timeoutMs ?? options.webhookTimeoutMs;
   const delivery: DeliverySettings = {
     allowPrivate: options.webhookAllowPrivate,
@@ -123,6 +130,7 @@ export async function eventsPlugin(app: FastifyInstance, options: EventsOptions)
     tickets: new TicketService(options.jwtSecret, tuning.ticketTtlMs ?? TICKET_TTL_MS),
     authenticator: options.authenticator,
     maxUnreadBytes: tuning.maxUnreadBytes ?? DEFAULT_MAX_UNREAD_BYTES,
+    openStreams: options.openStreams,
   };
   const policy = { allowPrivate: delivery.allowPrivate, resolve: delivery.resolve };
   await app.register(

@@ -1,6 +1,6 @@
 // The outbox: every change writes its event in its own transaction (append.ts), numbered per workspace without gaps.
 // Readers (the stream, webhooks) only ever read committed rows in `seq` order; a notification just says "look".
-import { sql } from "kysely";
+import { type Selectable, sql } from "kysely";
 import type { Db } from "../db/index.ts";
 import type { EventsTable } from "../db/schema.ts";
 import { fromJson } from "../db/values.ts";
@@ -58,7 +58,7 @@ export function parseEventNotice(
     const [id, type, entity_type, entity_id, issue_id, actor_type, actor_id, data, created_at] = JSON.parse(
       payload.slice(second + 1),
     );
-    const row: EventsTable = {
+    const row: Selectable<EventsTable> = {
       id,
       seq,
       workspace_id: workspaceId,
@@ -80,7 +80,7 @@ export function parseEventNotice(
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-export function toEvent(row: EventsTable): WorkspaceEvent {
+export function toEvent(row: Selectable<EventsTable>): WorkspaceEvent {
   const data = fromJson<unknown>(row.data, {});
   return { ...row, seq: Number(row.seq), data: isObject(data) ? data : {} };
 }
@@ -95,7 +95,7 @@ export async function headSeq(db: Db, workspaceId: string): Promise<number> {
   return Number(row?.last_seq ?? 0);
 }
 
-export interface EventQuery {
+interface EventQuery {
   afterSeq: number;
   limit: number;
   offset?: number;

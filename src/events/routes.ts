@@ -9,8 +9,8 @@ import type { Principal } from "../auth/principal.ts";
 import type { Db } from "../db/index.ts";
 import { isId, timestampAt } from "../db/values.ts";
 import { forbidden, unauthorized } from "../http/errors.ts";
+import type { OpenStreams } from "../http/open-streams.ts";
 import { eventStream } from "../http/openapi.ts";
-import { SseStream } from "../http/sse.ts";
 import { readEvents } from "./outbox.ts";
 import { eventSchema, listEventsQuery, streamHeaders, streamQuery, ticketSchema } from "./schemas.ts";
 import type { EventStreamHub, SubscriberIdentity } from "./stream.ts";
@@ -18,13 +18,14 @@ import type { TicketService } from "./tickets.ts";
 
 const tags = ["events"];
 
-export interface EventRouteOptions {
+interface EventRouteOptions {
   db: Db;
   hub: EventStreamHub;
   tickets: TicketService;
   authenticator: Authenticator;
   /** Unsent bytes after which a subscriber that stopped reading is dropped. */
   maxUnreadBytes: number;
+  openStreams: OpenStreams;
 }
 
 /** Registered under `/workspaces/:ws_id`, inside the membership guard. */
@@ -109,7 +110,9 @@ export async function eventStreamRoute(app: FastifyInstance, options: EventRoute
       },
     },
     async (request, reply) => {
-      const stream = SseStream.open(reply, { maxUnreadBytes: options.maxUnreadBytes });
+      const stream = await options.openStreams.open(reply, request.streamCaller.userId, "events", {
+        maxUnreadBytes: options.maxUnreadBytes,
+      });
       if (!stream) return reply;
       void options.hub.subscribe(stream, {
         ...request.streamCaller,

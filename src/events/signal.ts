@@ -1,10 +1,12 @@
-// Cross-process fan-out: how a process hears that a workspace has new events. PostgreSQL pushes a NOTIFY from any
-// process to a dedicated listening client in every process; SQLite (one process) hears its own appends. Either way a
-// hint says "workspace W has reached seq N", and on PostgreSQL carries the event itself when it fits: a feed that has
-// everything before it writes it at once, otherwise subscribers read the rows from the outbox in seq order.
-import { PostgresListener } from "../db/listener.ts";
-import { type HintListener, onLocalSignal } from "./local-signal.ts";
-import { EVENTS_CHANNEL, parseEventNotice } from "./outbox.ts";
+// Cross-process fan-out of events, over db/signals.ts: a hint says "workspace W has reached seq N", and on PostgreSQL
+// carries the event itself when it fits (append.ts): a feed that has everything before it writes it at once,
+// otherwise subscribers read the rows from the outbox in seq order.
+import type { ListenerLog } from "../db/listener.ts";
+import { openSignals } from "../db/signals.ts";
+import { EVENTS_CHANNEL, parseEventNotice, type WorkspaceEvent } from "./outbox.ts";
+
+/** `event` is the event of `seq` itself, when the hint carried it (committed: PostgreSQL notifies only then). */
+export type HintListener = (workspaceId: string, seq: number, event?: WorkspaceEvent) => void;
 
 export interface EventSignal {
   /** `listener` hears every hint. */
@@ -14,63 +16,16 @@ export interface EventSignal {
   close(): Promise<void>;
 }
 
-export function openEventSignal(dialect: "sqlite" | "postgres", databaseUrl: string, log: SignalLog): EventSignal {
-  return dialect === "postgres" ? new PostgresSignal(databaseUrl, log) : new LocalSignal();
-}
-
-export interface SignalLog {
-  warn(object: object, message: string): void;
-}
-
-class LocalSignal implements EventSignal {
-  private readonly stops: Array<() => void> = [];
-
-  onHint(listener: HintListener): void {
-    this.stops.push(onLocalSignal(listener));
-  }
-
-  onResync(): void {}
-
-  async close(): Promise<void> {
-    for (const stop of this.stops.splice(0)) stop();
-  }
-}
-
-class PostgresSignal implements EventSignal {
-  private readonly hintListeners: HintListener[] = [];
-  private readonly resyncListeners: Array<() => void> = [];
-  private readonly listener: PostgresListener;
-
-  constructor(databaseUrl: string, log: SignalLog) {
-    this.listener = new PostgresListener(
-      databaseUrl,
-      [EVENTS_CHANNEL],
-      {
-        notification: (_channel, payload) => this.hint(payload),
-        // Whatever was committed while no connection listened is found by reading the outbox again.
-        reconnected: () => {
-          for (const listener of this.resyncListeners) listener();
-        },
-      },
-      log,
-    );
-  }
-
-  onHint(listener: HintListener): void {
-    this.hintListeners.push(listener);
-  }
-
-  onResync(listener: () => void): void {
-    this.resyncListeners.push(listener);
-  }
-
-  close(): Promise<void> {
-    return this.listener.close();
-  }
-
-  private hint(payload: string): void {
-    const notice = parseEventNotice(payload);
-    if (!notice) return;
-    for (const listener of this.hintListeners) listener(notice.workspaceId, notice.seq, notice.event);
-  }
+export function openEventSignal(dialect: "sqlite" | "postgres", databaseUrl: string, log: ListenerLog): EventSignal {
+  const signals = openSignals(dialect, databaseUrl, [EVENTS_CHANNEL], log);
+  return {
+    onHint: (listener) => {
+      signals.on(EVENTS_CHANNEL, (payload) => {
+        const notice = parseEventNotice(payload);
+        if (notice) listener(notice.workspaceId, notice.seq, notice.event);
+      });
+    },
+    onResync: (listener) => signals.onResync(listener),
+    close: () => signals.close(),
+  };
 }

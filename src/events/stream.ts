@@ -11,7 +11,7 @@ import { matchesTypes } from "./types.ts";
 const READ_BATCH = 500;
 const REPLAY_CHUNK_CHARS = 64 * 1024;
 
-export interface StreamSettings {
+interface StreamSettings {
   /** Interval of keep-alive comments (default 15 s). */
   keepAliveMs: number;
   /** Interval of a read of every feed even without hints, a backstop for hints that never came (default 5 s). */
@@ -20,13 +20,19 @@ export interface StreamSettings {
   onLiveEvents?: ((oldestCreatedAt: string) => void) | undefined;
 }
 
+/** Someone who hears a workspace only while they may: a subscriber, or a stream elsewhere that watches access. */
+interface Viewer extends SubscriberIdentity {
+  /** Access is gone: the stream ends. */
+  drop(): void;
+}
+
 export interface SubscriberIdentity {
   userId: string;
   /** Set when the subscriber authenticated with an API key: revoking it ends the stream. */
   apiKeyId?: string | undefined;
 }
 
-export interface SubscribeOptions extends SubscriberIdentity {
+interface SubscribeOptions extends SubscriberIdentity {
   workspaceId: string;
   /** Replay from after this seq; undefined = only events from now on. */
   afterSeq: number | undefined;
@@ -62,21 +68,27 @@ export class EventStreamHub {
       return;
     }
     this.keepAlives.add(sink);
-    let feed = this.feeds.get(options.workspaceId);
-    if (!feed) {
-      const created = new WorkspaceFeed(
-        this.db,
-        options.workspaceId,
-        this.onError,
-        () => {
-          if (this.feeds.get(options.workspaceId) === created) this.feeds.delete(options.workspaceId);
-        },
-        this.settings.onLiveEvents,
-      );
-      this.feeds.set(options.workspaceId, created);
-      feed = created;
-    }
-    await feed.add(new Subscriber(sink, options));
+    await this.feedOf(options.workspaceId).add(new Subscriber(sink, options));
+  }
+
+  /**
+   * Calls `onLost` once `viewer` may no longer see the workspace (removed, left, its API key revoked, or the workspace
+   * deleted), as event streams end: for streams of the workspace's data outside this hub. Returns the stop.
+   */
+  watchAccess(workspaceId: string, viewer: SubscriberIdentity, onLost: () => void): () => void {
+    if (this.closed) return () => {};
+    let lost = false;
+    const watch: Viewer = {
+      ...viewer,
+      drop: () => {
+        if (lost) return;
+        lost = true;
+        onLost();
+      },
+    };
+    const feed = this.feedOf(workspaceId);
+    feed.watch(watch);
+    return () => feed.unwatch(watch);
   }
 
   /** Subscribers in this process, for tests and metrics. */
@@ -95,8 +107,35 @@ export class EventStreamHub {
     this.feeds.clear();
   }
 
+  private feedOf(workspaceId: string): WorkspaceFeed {
+    const feed = this.feeds.get(workspaceId);
+    if (feed) return feed;
+    const created = new WorkspaceFeed(
+      this.db,
+      workspaceId,
+      this.onError,
+      () => {
+        if (this.feeds.get(workspaceId) === created) this.feeds.delete(workspaceId);
+      },
+      this.settings.onLiveEvents,
+    );
+    this.feeds.set(workspaceId, created);
+    return created;
+  }
+
+  /** The backstop read of every feed; feeds of a workspace deleted meanwhile end their streams. */
   private pullAll(): void {
+    if (this.feeds.size === 0) return;
     for (const feed of this.feeds.values()) feed.pull();
+    void this.endDeletedWorkspaces().catch(this.onError);
+  }
+
+  private async endDeletedWorkspaces(): Promise<void> {
+    const ids = [...this.feeds.keys()];
+    const existing = new Set(
+      (await this.db.selectFrom("workspaces").select("id").where("id", "in", ids).execute()).map((row) => row.id),
+    );
+    for (const id of ids) if (!existing.has(id)) this.feeds.get(id)?.closeAll();
   }
 }
 
@@ -105,6 +144,8 @@ class WorkspaceFeed {
   /** The last seq read from the outbox and written to the subscribers that are live. */
   position = 0;
   private readonly subscribers = new Set<Subscriber>();
+  /** Streams elsewhere that end when their viewer loses access (run streams). */
+  private readonly watches = new Set<Viewer>();
   private readonly ready: Promise<void>;
   private readonly reads: Coalescer;
   /** Once the position is known (the outbox head when the feed was made). */
@@ -132,7 +173,7 @@ class WorkspaceFeed {
     this.subscribers.add(subscriber);
     subscriber.onClose(() => {
       this.subscribers.delete(subscriber);
-      if (this.subscribers.size === 0) this.onEmpty();
+      this.emptied();
     });
     try {
       await this.ready;
@@ -162,8 +203,25 @@ class WorkspaceFeed {
     this.reads.run();
   }
 
+  watch(viewer: Viewer): void {
+    this.watches.add(viewer);
+    // Its events are read from now on (the position is the head once ready), like a subscriber's that starts live.
+    void this.ready.catch(this.onError);
+  }
+
+  unwatch(viewer: Viewer): void {
+    if (this.watches.delete(viewer)) this.emptied();
+  }
+
   closeAll(): void {
     for (const subscriber of [...this.subscribers]) subscriber.drop();
+    for (const viewer of [...this.watches]) viewer.drop();
+    this.watches.clear();
+    this.emptied();
+  }
+
+  private emptied(): void {
+    if (this.subscribers.size === 0 && this.watches.size === 0) this.onEmpty();
   }
 
   private async readAll(): Promise<void> {
@@ -189,8 +247,8 @@ class WorkspaceFeed {
     const lostUser = event.type === "member.removed" || event.type === "member.left" ? event.data.user_id : undefined;
     const lostKey = event.type === "api_key.revoked" ? event.entity_id : undefined;
     if (lostUser === undefined && lostKey === undefined) return;
-    for (const subscriber of [...this.subscribers]) {
-      if (subscriber.userId === lostUser || (lostKey && subscriber.apiKeyId === lostKey)) subscriber.drop();
+    for (const viewer of [...this.subscribers, ...this.watches]) {
+      if (viewer.userId === lostUser || (lostKey && viewer.apiKeyId === lostKey)) viewer.drop();
     }
   }
 }

@@ -6,7 +6,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 
 export const TICKET_TTL_MS = 60_000;
 
-export interface TicketClaims {
+interface TicketClaims {
   workspaceId: string;
   userId: string;
   /** The API key the ticket was bought with, if any: the stream then lasts only while the key does. */
@@ -15,7 +15,7 @@ export interface TicketClaims {
   expiresAt: number;
 }
 
-export type TicketCheck = { ok: true; claims: TicketClaims } | { ok: false; reason: "invalid" | "expired" };
+type TicketCheck = { ok: true; claims: TicketClaims } | { ok: false; reason: "invalid" | "expired" };
 
 export class TicketService {
   private readonly key: Buffer;

@@ -22,7 +22,7 @@ export const forbidden = (detail = "Not a member of this workspace or insufficie
 export const notFound = (thing: string) => new HttpError(404, `${thing} not found`);
 export const conflict = (detail: string) => new HttpError(409, detail);
 
-export interface ValidationIssue {
+interface ValidationIssue {
   type: string;
   loc: (string | number)[];
   msg: string;

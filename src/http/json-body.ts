@@ -13,7 +13,7 @@
 import type { FastifyInstance } from "fastify";
 import { invalid } from "./errors.ts";
 
-export const MAX_JSON_DEPTH = 32;
+const MAX_JSON_DEPTH = 32;
 
 /** `\u0000` preceded by an even number of backslashes, i.e. an escaped NUL rather than the text "\u0000". */
 const ESCAPED_NUL = /(?<!\\)(?:\\\\)*\\u0000/;

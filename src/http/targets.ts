@@ -11,7 +11,7 @@ export interface ResolvedAddress {
 }
 
 /** Name → addresses. The default asks the system resolver; tests point names wherever they like. */
-export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
+type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
 
 export const systemResolver: Resolver = async (hostname) =>
   (await lookup(hostname, { all: true, verbatim: true })).map(({ address, family }) => ({
@@ -26,9 +26,7 @@ export interface TargetPolicy {
   what?: string;
 }
 
-export type TargetCheck =
-  | { ok: true; url: URL; hostname: string; address: ResolvedAddress }
-  | { ok: false; problem: string };
+type TargetCheck = { ok: true; url: URL; hostname: string; address: ResolvedAddress } | { ok: false; problem: string };
 
 const reservedIpv4 = new BlockList();
 for (const [network, prefix] of [
@@ -104,7 +102,7 @@ function embeddedIpv4(groups: number[]): string | undefined {
  * IPv6 address outside global unicast (2000::/3: loopback, IPv4-compatible, unique-local, link-local, multicast,
  * local-use NAT64 and whatever else is not routed on the internet) or in one of its special blocks.
  */
-export function isReservedAddress({ address }: ResolvedAddress): boolean {
+function isReservedAddress({ address }: ResolvedAddress): boolean {
   const kind = isIP(address);
   if (kind === 4) return reservedIpv4.check(address, "ipv4");
   if (kind !== 6) return true;
@@ -118,7 +116,7 @@ export function isReservedAddress({ address }: ResolvedAddress): boolean {
 }
 
 /** The URL's scheme is allowed (https, or http when private targets are). */
-export function checkScheme(url: URL, allowPrivate: boolean, what = "Webhook"): string | undefined {
+function checkScheme(url: URL, allowPrivate: boolean, what = "Webhook"): string | undefined {
   if (url.protocol === "https:") return undefined;
   if (url.protocol === "http:" && allowPrivate) return undefined;
   return allowPrivate ? `${what} URL must use http or https` : `${what} URL must use https`;

@@ -17,7 +17,7 @@ const NO_OAUTH =
  * RFC 6750 §3: a refused credential is `error="invalid_token"` with the reason; a missing one gets the bare
  * challenge (no error code), and its body says what to send.
  */
-export function bearerChallenge(detail: string): string {
+function bearerChallenge(detail: string): string {
   if (detail === MISSING_CREDENTIAL) return REALM;
   return `${REALM}, error="invalid_token", error_description="${quotable(detail)}"`;
 }

@@ -25,7 +25,7 @@ export interface CallerChecks {
 }
 
 /** The request parts that say who calls: credentials and the workspace a login token chooses. */
-export interface CallerRequest {
+interface CallerRequest {
   headers: IncomingHttpHeaders;
   query: { workspace_id?: string };
 }

@@ -20,7 +20,7 @@ import type { ToolInvoker } from "../tools/invoker.ts";
 import type { Tool, ToolContext } from "../tools/registry.ts";
 
 /** The seed's error table, defined once. */
-export const RPC_ERRORS = {
+const RPC_ERRORS = {
   parse: { code: ErrorCode.ParseError, message: "Parse error" },
   invalidRequest: { code: ErrorCode.InvalidRequest, message: "Invalid request" },
   methodNotFound: { code: ErrorCode.MethodNotFound, message: "Method not found" },
@@ -39,7 +39,7 @@ export interface ServerInfo {
 }
 
 /** What one inbound message produced. */
-export interface DispatchOutcome {
+interface DispatchOutcome {
   /** The serialized response; absent for a notification or a client's response to us. */
   response?: string;
   /** The message was not a readable request (-32700, -32600): a transport that can say so answers HTTP 400. */

@@ -17,7 +17,7 @@ import { streamableHttpRoutes } from "./streamable-http.ts";
 
 const SERVER_NAME = "agent-platform";
 
-export interface McpOptions {
+interface McpOptions {
   tools: ToolInvoker;
   authenticator: Authenticator;
   db: Db;

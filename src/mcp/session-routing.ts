@@ -27,7 +27,7 @@ export interface SessionRouting {
   close(): Promise<void>;
 }
 
-export interface RemoteSession {
+interface RemoteSession {
   sessionId: string;
   /** Who opened it: every post must come from the same principal. */
   opener: Caller;
@@ -35,13 +35,13 @@ export interface RemoteSession {
   holder: string;
 }
 
-export interface RoutingSettings {
+interface RoutingSettings {
   /** How long a session stays recorded without its holder renewing it (a killed process's sessions lapse). */
   leaseMs: number;
   renewMs: number;
 }
 
-export const DEFAULT_ROUTING: RoutingSettings = { leaseMs: 45_000, renewMs: 15_000 };
+const DEFAULT_ROUTING: RoutingSettings = { leaseMs: 45_000, renewMs: 15_000 };
 
 /** NOTIFY payloads must stay under 8000 bytes; larger messages go through the table. */
 const MAX_INLINE_BYTES = 7_000;

@@ -6,7 +6,7 @@ import type { Readable, Writable } from "node:stream";
 import type { ToolContext } from "../tools/registry.ts";
 import type { McpDispatcher } from "./dispatcher.ts";
 
-export interface StdioOptions {
+interface StdioOptions {
   input: Readable;
   output: Writable;
   /** Who every message acts as: the whole stream belongs to one caller. */

@@ -11,7 +11,7 @@ import { noCredential } from "../http/openapi.ts";
 import type { Drain } from "./drain.ts";
 import { METRICS_CONTENT_TYPE, type ServerMetrics } from "./metrics.ts";
 
-export interface OpsOptions {
+interface OpsOptions {
   db: Db;
   drain: Drain;
   metrics: ServerMetrics;

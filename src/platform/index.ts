@@ -18,7 +18,7 @@ import { memberRoutes } from "./members/routes.ts";
 import { projectRoutes } from "./projects/routes.ts";
 import { workspaceCollectionRoutes, workspaceRoutes } from "./workspaces/routes.ts";
 
-export interface PlatformOptions extends AccountOptions {
+interface PlatformOptions extends AccountOptions {
   dialect: SqlDialect;
   /** Agents may name only tools this says exist. */
   isKnownTool: ToolNameCheck;

@@ -4,7 +4,7 @@
 import type { Db } from "../db/index.ts";
 
 /** What an id in an entry names: a member (a user id), an agent, a project or an issue of the workspace. */
-export type NamedKind = "member" | "agent" | "project" | "issue";
+type NamedKind = "member" | "agent" | "project" | "issue";
 
 /**
  * The thing's display name: a member's or agent's name, a project's title, an issue's `<identifier> <title>`.
@@ -55,12 +55,12 @@ export async function nameOf(
 }
 
 /** How an entry names an issue: `ISS-3 Fix the login`. */
-export const issueName = (issue: { identifier: string; title: string }): string => `${issue.identifier} ${issue.title}`;
+const issueName = (issue: { identifier: string; title: string }): string => `${issue.identifier} ${issue.title}`;
 
-export type Changes = Record<string, { from: unknown; to: unknown }>;
+type Changes = Record<string, { from: unknown; to: unknown }>;
 
 /** For each named field: what its old and new ids name (the kinds may differ, e.g. a member then an agent). */
-export type NamedFields = Record<string, { from: NamedKind | null; to: NamedKind | null }>;
+type NamedFields = Record<string, { from: NamedKind | null; to: NamedKind | null }>;
 
 /** `changes` with `from_name` and `to_name` beside `from` and `to` for each of `fields` that changed. */
 export async function withNames(db: Db, workspaceId: string, changes: Changes, fields: NamedFields): Promise<Changes> {

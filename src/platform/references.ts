@@ -1,6 +1,7 @@
 // Checks that ids named in a request belong to this workspace (IDOR rule: another workspace's id is "not found").
-import type { ActorType } from "../api/fields.ts";
+
 import { getInWorkspace } from "../api/workspace-rows.ts";
+import type { ActorType } from "../db/enums.ts";
 import type { Db } from "../db/index.ts";
 import { isId } from "../db/values.ts";
 import { invalid, notFound } from "../http/errors.ts";
@@ -22,7 +23,7 @@ export async function requireActorInWorkspace(db: Db, workspaceId: string, type:
   await getInWorkspace(db, "agents", workspaceId, id, "Agent");
 }
 
-export interface ActorRef {
+interface ActorRef {
   type: ActorType | null;
   id: string | null;
 }

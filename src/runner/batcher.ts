@@ -8,7 +8,7 @@ import { type RetryOptions, untilAnswered } from "./retry.ts";
 const BATCH_INTERVAL_MS = 250;
 const MAX_BATCH = 500;
 
-export interface EventBatcherOptions {
+interface EventBatcherOptions {
   /** Posts a batch; resolves to whether the task was cancelled under this runner. */
   send: (events: SeqEvent[]) => Promise<boolean>;
   onCancel: () => void;

@@ -17,7 +17,7 @@ export interface RunnerIo {
   warn(text: string): void;
 }
 
-export interface ClaimedTaskDeps {
+interface ClaimedTaskDeps {
   api: RunnerApi;
   context: TaskContext;
   io: RunnerIo;

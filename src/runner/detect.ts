@@ -8,7 +8,7 @@ import { CLI_KINDS, type LocalRuntime, RUNTIME_NAME } from "./runtimes.ts";
 
 export class RuntimeOptionError extends Error {}
 
-export interface DetectOptions {
+interface DetectOptions {
   /** The PATH to search (the runner's own). */
   path: string;
   /** `--runtime` values, `name=command`. */

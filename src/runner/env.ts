@@ -5,7 +5,7 @@ export const RUNNER_TOKEN_VARIABLE = "AGENT_PLATFORM_RUNNER_TOKEN";
 /** The runner's own settings (and token) all start so; the task's variables use the same prefix. */
 const RUNNER_PREFIX = "AGENT_PLATFORM_";
 
-export interface EnvironmentPolicy {
+interface EnvironmentPolicy {
   /** The runner token, wherever it came from (`--token` or the environment): no variable holding it is passed on. */
   runnerToken: string;
   /** Names from `--no-env`; a trailing `*` drops every name with that prefix. */
@@ -34,7 +34,7 @@ export function scrubbedEnvironment(
 export const TASK_TOKEN_VARIABLE = "AGENT_PLATFORM_TOKEN";
 
 /** What every CLI of a task is told about the platform (a `command` runtime reads nothing else). */
-export interface TaskVariables {
+interface TaskVariables {
   url: string;
   taskToken: string;
   mcpUrl: string;

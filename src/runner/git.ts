@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 
-export class GitError extends Error {}
+class GitError extends Error {}
 
 /**
  * Runs git and resolves to its stdout. Never prompts (a task has no terminal): a repository that needs credentials

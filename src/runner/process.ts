@@ -5,7 +5,7 @@ import { createInterface } from "node:readline";
 import { setTimeout as delay } from "node:timers/promises";
 import { groupAlive, signalGroup } from "./process-group.ts";
 
-export interface CliProcessOptions {
+interface CliProcessOptions {
   file: string;
   args: string[];
   /** Run `file` as a /bin/sh command line. */

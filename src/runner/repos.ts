@@ -6,7 +6,7 @@ import { rm } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { git, gitMaybe } from "./git.ts";
 
-export interface Repository {
+interface Repository {
   url: string;
   branch?: string;
 }

@@ -9,7 +9,7 @@ import { Backoff, isTransient, untilAnswered } from "./retry.ts";
 import type { LocalRuntime } from "./runtimes.ts";
 import type { TaskContext } from "./task-run.ts";
 
-export interface RunnerOptions {
+interface RunnerOptions {
   url: string;
   token: string;
   runnerId: string;

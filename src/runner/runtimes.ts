@@ -1,7 +1,7 @@
 // What a runner offers: one runtime per agent CLI found on PATH, one per `--runtime name=command`.
 
 export const CLI_KINDS = ["claude", "codex", "opencode", "gemini"] as const;
-export type CliKind = (typeof CLI_KINDS)[number];
+type CliKind = (typeof CLI_KINDS)[number];
 export type RuntimeKind = CliKind | "command";
 
 /** A runtime as this machine knows it: `command` is the executable's path, or the shell command of a `command` runtime. */

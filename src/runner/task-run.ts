@@ -15,7 +15,7 @@ import type { LocalRuntime } from "./runtimes.ts";
 import { forgetSession, readSession, rememberSession } from "./sessions.ts";
 import { freshWorkDir, makeSecretsDir, type RunnerDirs, removeSecretsDir, writeBriefs } from "./workdir.ts";
 
-export interface TaskReporter {
+interface TaskReporter {
   event(event: OfficialEvent): void;
   /** The CLI's resume pointer, as soon as it is known. */
   session(sessionId: string, workDir: string): void;
@@ -36,7 +36,7 @@ export type TaskEnd =
   /** Cancelled: the server wants nothing more about it. */
   | { outcome: "stopped" };
 
-export type StopReason = "cancelled" | "shutdown";
+type StopReason = "cancelled" | "shutdown";
 
 export class TaskRun {
   private stopReason: StopReason | undefined;

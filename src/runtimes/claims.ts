@@ -2,6 +2,7 @@
 // urgent first then oldest, the agent's max_concurrent_tasks counted under its lock), only tasks of agents bound to
 // runtimes, each given to one of the runner's runtimes by the agent's pools (pools.ts) within that runtime's own
 // max_concurrent_tasks. Each claimed task gets a new run and a new task token (only its hash is kept).
+import type { Selectable } from "kysely";
 import { generateTaskToken } from "../auth/runner-credentials.ts";
 import { type Db, isPostgres } from "../db/index.ts";
 import type { AgentsTable, RunnersTable } from "../db/schema.ts";
@@ -19,7 +20,7 @@ export interface ClaimLimits {
 
 export interface RunnerClaim {
   task: TaskRow;
-  agent: AgentsTable;
+  agent: Selectable<AgentsTable>;
   runId: string;
   runtime: PoolRuntime & { name: string };
   /** The task token, known only here and to the runner. */

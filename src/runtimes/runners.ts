@@ -126,8 +126,8 @@ export async function registerRunner(
         kind: runtime.kind,
         version: runtime.version ?? null,
         tags: toJson(runtime.tags),
-        status: "online",
-        offered: 1,
+        status: "online" as const,
+        offered: 1 as const,
         max_concurrent_tasks: runtime.max_concurrent_tasks,
       };
       if (existing) {

@@ -5,9 +5,9 @@ import { Ajv, type ValidateFunction } from "ajv";
 import { validationIssue } from "../http/errors.ts";
 import type { JsonSchemaObject, Tool, ToolContext, ToolRegistry } from "./registry.ts";
 
-export type ToolOutcome = { ok: true; value: unknown } | { ok: false; error: string };
+type ToolOutcome = { ok: true; value: unknown } | { ok: false; error: string };
 
-export interface ToolInvokerOptions {
+interface ToolInvokerOptions {
   /** A call still running after this long is aborted and fails; unset, calls may take as long as they need. */
   timeoutMs?: number;
 }

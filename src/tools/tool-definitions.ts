@@ -4,7 +4,7 @@ import { Ajv } from "ajv";
 import type { JsonSchemaObject } from "./registry.ts";
 import { ToolsFileError } from "./tools-file-error.ts";
 
-export interface ToolDefinition {
+interface ToolDefinition {
   name: string;
   description: string;
   inputSchema: JsonSchemaObject;

@@ -15,7 +15,7 @@ import { STREAM_TOKEN_PARAMETER } from "./stream-token.ts";
 import { type FormParams, verifyTwilioSignature } from "./twilio-signature.ts";
 import { parseForm, statusPage, VALID_HOST, webhookDocument } from "./webhook.ts";
 
-export interface CallAppOptions {
+interface CallAppOptions {
   bridge: Omit<BridgeSettings, "log">;
   /** When set, webhook requests must carry a valid X-Twilio-Signature. */
   twilioAuthToken: string | undefined;

@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from "fastify";
 import type { Db } from "../db/index.ts";
 import { newId, now } from "../db/values.ts";
 
-export type Speaker = "caller" | "assistant";
+type Speaker = "caller" | "assistant";
 
 export class CallRecord {
   readonly callId = newId();

@@ -11,7 +11,7 @@ interface SentMark {
   itemBytesEnd: number;
 }
 
-export interface Interruption {
+interface Interruption {
   itemId: string;
   audioEndMs: number;
 }

@@ -9,7 +9,7 @@ export interface StreamStart {
   customParameters: Record<string, string>;
 }
 
-export interface CarrierEvents {
+interface CarrierEvents {
   start(start: StreamStart): void;
   /** Base64 μ-law 8 kHz, passed through untouched. */
   media(payload: string): void;

@@ -18,13 +18,13 @@ export function realtimeDefinition(tool: Tool): RealtimeToolDefinition {
   return { type: "function", name: tool.name, description: tool.description, parameters: tool.inputSchema };
 }
 
-export interface FunctionOutput {
+interface FunctionOutput {
   callId: string;
   /** JSON text, as the provider expects. */
   output: string;
 }
 
-export interface FunctionCallsDone {
+interface FunctionCallsDone {
   outputs: FunctionOutput[];
   hangUp: boolean;
 }

@@ -16,7 +16,7 @@ export interface FunctionCall {
   arguments: string;
 }
 
-export interface ProviderEvents {
+interface ProviderEvents {
   /** The session configuration has been sent; audio now flows. */
   ready(apiVersion: RealtimeApiVersion): void;
   audio(itemId: string, delta: string): void;
@@ -31,7 +31,7 @@ export interface ProviderEvents {
   closed(reason: string): void;
 }
 
-export interface ProviderOptions {
+interface ProviderOptions {
   url: string;
   apiKey: string;
   apiVersion: "auto" | RealtimeApiVersion;

@@ -3,7 +3,7 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 
-export type DistState = "missing" | "stale" | "current";
+type DistState = "missing" | "stale" | "current";
 
 function newestChange(path: string): number {
   const stat = statSync(path);

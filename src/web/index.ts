@@ -58,7 +58,7 @@ interface StaticFile {
   immutable: boolean;
 }
 
-export interface WebOptions {
+interface WebOptions {
   /** The built dashboard; missing is fine (the server says how to build it). */
   distDir: string;
 }

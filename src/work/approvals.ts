@@ -15,7 +15,6 @@ import { announce } from "./signals.ts";
 
 export const toApproval = ({ tool_call_id: _call, arguments: args, ...row }: ApprovalsTable): Approval => ({
   ...row,
-  status: row.status as ApprovalStatus,
   arguments: fromJson<unknown>(args, null),
 });
 

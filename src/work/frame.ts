@@ -18,7 +18,7 @@ const TRIGGER_TEXT: Record<string, string> = {
   manual: "a member asked you to work on this issue",
 };
 
-export interface TaskFrame {
+interface TaskFrame {
   message: ThreadMessage;
   issue: Issue;
   /** The newest comment shown, so later ones can be told as new. */
@@ -79,7 +79,7 @@ export async function buildTaskFrame(db: Db, task: TaskRow, agent: Agent): Promi
   };
 }
 
-export interface NewComments {
+interface NewComments {
   /** The comments by anyone but the agent, as a message to the run; undefined if only the agent wrote. */
   message: ThreadMessage | undefined;
   /** Whether the agent itself commented. */

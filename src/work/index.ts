@@ -8,6 +8,8 @@ import { requireWorkspaceAccess } from "../api/access.ts";
 import type { Authenticator } from "../auth/authenticator.ts";
 import type { Config } from "../config.ts";
 import type { Db } from "../db/index.ts";
+import type { AccessWatch } from "../events/access-watch.ts";
+import type { OpenStreams } from "../http/open-streams.ts";
 import type { TargetPolicy } from "../http/targets.ts";
 import type { Drain } from "../ops/drain.ts";
 import type { ToolInvoker } from "../tools/invoker.ts";
@@ -18,7 +20,7 @@ import { TaskRunner } from "./task-run.ts";
 import { TaskService, type WaitingForRuntime } from "./tasks.ts";
 import { Worker } from "./worker.ts";
 
-export interface WorkOptions {
+interface WorkOptions {
   db: Db;
   authenticator: Authenticator;
   runtime: AgentRuntime;
@@ -33,12 +35,16 @@ export interface WorkOptions {
   waitingForRuntime?: WaitingForRuntime;
   /** Draining (SIGTERM): the worker stops claiming; its runs go on until the server closes. */
   drain?: Drain;
+  /** Ends a run stream whose viewer loses access to the workspace. */
+  accessWatch: AccessWatch;
+  /** The cap on streams open per user. */
+  openStreams: OpenStreams;
 }
 
 export async function workPlugin(app: FastifyInstance, options: WorkOptions): Promise<void> {
   const { db, settings, modelSettings, signals } = options;
   const tasks = new TaskService(db, settings.maxAttempts, options.waitingForRuntime);
-  const streams = new RunEventStreams(db, signals, modelSettings.keepAliveMs);
+  const streams = new RunEventStreams(db, signals, options.accessWatch, modelSettings.keepAliveMs);
   const runner = new TaskRunner({
     db,
     runtime: options.runtime,
@@ -55,7 +61,7 @@ export async function workPlugin(app: FastifyInstance, options: WorkOptions): Pr
   await app.register(
     async (workspace) => {
       requireWorkspaceAccess(workspace, options.authenticator);
-      await workspace.register(workRoutes, { db, tasks, streams });
+      await workspace.register(workRoutes, { db, tasks, streams, openStreams: options.openStreams });
     },
     { prefix: "/api/v1/workspaces/:ws_id" },
   );

@@ -1,7 +1,7 @@
 // Claiming tasks with a lease, in the database every process shares: SELECT … FOR UPDATE SKIP LOCKED on PostgreSQL,
 // so processes never claim the same task; the lease is renewed while the run lives, and a task whose process stopped
 // renewing it is taken up again.
-import { sql } from "kysely";
+import { type Selectable, sql } from "kysely";
 import { type Db, isPostgres } from "../db/index.ts";
 import type { AgentsTable } from "../db/schema.ts";
 import { newId, now, timestampAt } from "../db/values.ts";
@@ -12,7 +12,7 @@ import type { TaskRow } from "./queue.ts";
 import { appendRunEvents, runErrorEvent, storeRunEvents } from "./run-events.ts";
 import { announce } from "./signals.ts";
 
-export interface ClaimSettings {
+interface ClaimSettings {
   /** Names this process in `lease_owner`. */
   owner: string;
   leaseMs: number;
@@ -23,7 +23,7 @@ export interface ClaimSettings {
 export interface ClaimedTask {
   task: TaskRow;
   /** The agent as it was when claimed. */
-  agent: AgentsTable;
+  agent: Selectable<AgentsTable>;
   runId: string;
   /** When the run started (now, for a new run). */
   runStartedAt: string;
@@ -114,7 +114,7 @@ export interface RunnerHold {
 export async function startTask(
   trx: Db,
   candidate: { id: string; resume: number | string },
-  agent: AgentsTable,
+  agent: Selectable<AgentsTable>,
   settings: ClaimSettings,
   runner?: RunnerHold,
 ): Promise<Omit<ClaimedTask, "agent" | "moreQueued">> {
@@ -215,7 +215,7 @@ export async function renewLease(db: Db, taskId: string, owner: string, leaseMs:
 export const retryDelayMs = (attempt: number, baseMs: number): number =>
   Math.min(baseMs * 2 ** Math.max(0, attempt - 1), 3_600_000);
 
-export interface RecoverySettings {
+interface RecoverySettings {
   retryBaseMs: number;
 }
 
@@ -271,9 +271,9 @@ async function recoverTask(trx: Db, task: TaskRow, settings: RecoverySettings): 
   const next = !stillRunning
     ? {}
     : finalFailure
-      ? { status: "failed", error, finished_at: at }
+      ? { status: "failed" as const, error, finished_at: at }
       : {
-          status: "queued",
+          status: "queued" as const,
           error,
           available_at: timestampAt(Date.now() + retryDelayMs(Number(task.attempt), settings.retryBaseMs)),
         };

@@ -28,7 +28,7 @@ export interface McpToolset {
 
 export const NO_MCP_TOOLS: McpToolset = { tools: [], close: async () => {} };
 
-export interface McpConnectOptions {
+interface McpConnectOptions {
   timeoutMs: number;
   signal: AbortSignal;
   /** Every HTTP request to the servers goes through it (mcp-fetch.ts checks where it connects). */

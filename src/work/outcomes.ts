@@ -18,7 +18,7 @@ import { announce } from "./signals.ts";
 export type NotOurs = "cancelled" | "lost" | "more_input";
 
 /** What the run's recorder knows at its end: the usage so far and the number of its last stored event. */
-export interface RunTally {
+interface RunTally {
   readonly usageTotals: Required<Usage>;
   readonly lastSeq: number;
 }
@@ -303,7 +303,7 @@ export async function pauseForApproval(
         tool_call_id: call.id,
         tool_name: call.name,
         arguments: toJson(parseArguments(call.arguments)),
-        status: "pending",
+        status: "pending" as const,
         decided_by: null,
         comment: null,
         created_at: at,

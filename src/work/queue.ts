@@ -1,20 +1,21 @@
 // The task queue, in the database every process shares: tasks enter it inside the transaction of the change that
 // triggers them (a trigger for an agent with an open task on the issue joins that task), and leave it cancelled.
 // Claiming and leases are in leases.ts.
-import { sql } from "kysely";
+import { type Selectable, sql } from "kysely";
 import type { Actor } from "../api/access.ts";
+import { OPEN_TASK_STATUSES } from "../db/enums.ts";
 import { type Db, isPostgres } from "../db/index.ts";
 import { holdWorkspace } from "../db/lock-order.ts";
-import type { TasksTable } from "../db/schema.ts";
+import type { Flag, TasksTable } from "../db/schema.ts";
 import { newId, now } from "../db/values.ts";
 import { recordActivity } from "../events/activity.ts";
 import { appendEvent } from "../events/append.ts";
 import { nameOf } from "../platform/names.ts";
 import { appendRunEvents, runErrorEvent } from "./run-events.ts";
-import { OPEN_TASK_STATUSES, type TaskTrigger } from "./schemas.ts";
+import type { TaskTrigger } from "./schemas.ts";
 import { announce } from "./signals.ts";
 
-export type TaskRow = TasksTable;
+export type TaskRow = Selectable<TasksTable>;
 
 /** The predicate of the one-open-task-per-agent-and-issue index, written out so both databases infer that index. */
 const OPEN_TASK = sql<boolean>`status in ('queued', 'running', 'waiting_approval')`;
@@ -27,6 +28,8 @@ export interface NewTask {
   commentId: string | null;
   /** Who made the change that triggered it. */
   actor: Actor;
+  /** Agent-made triggers in a row that led to it (trigger-bounds.ts); 0 (the default) for a person's change. */
+  chainDepth?: number;
 }
 
 /**
@@ -59,7 +62,8 @@ export async function enqueueTask(trx: Db, input: NewTask): Promise<{ task: Task
       resume: 0,
       available_at: at,
       // Read from the issue in the same statement: the transaction that triggers the task may have just set it.
-      urgent: sql<number>`coalesce((select 1 from issues where id = ${input.issueId} and priority = 'urgent'), 0)`,
+      urgent: sql<Flag>`coalesce((select 1 from issues where id = ${input.issueId} and priority = 'urgent'), 0)`,
+      chain_depth: input.chainDepth ?? 0,
       lease_owner: null,
       lease_expires_at: null,
       created_at: at,
@@ -71,7 +75,17 @@ export async function enqueueTask(trx: Db, input: NewTask): Promise<{ task: Task
       conflict
         .columns(["agent_id", "issue_id"])
         .where(OPEN_TASK)
-        .doUpdateSet((eb) => ({ input_version: eb("tasks.input_version", "+", 1), updated_at: at })),
+        .doUpdateSet((eb) => ({
+          input_version: eb("tasks.input_version", "+", 1),
+          updated_at: at,
+          // The open task continues the shortest chain folded into it: a person's comment starts it again from 0.
+          chain_depth: eb
+            .case()
+            .when("excluded.chain_depth", "<", eb.ref("tasks.chain_depth"))
+            .then(eb.ref("excluded.chain_depth"))
+            .else(eb.ref("tasks.chain_depth"))
+            .end(),
+        })),
     )
     .returningAll()
     .executeTakeFirstOrThrow();

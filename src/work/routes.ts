@@ -5,8 +5,8 @@ import { z } from "zod";
 import { actorOf } from "../api/access.ts";
 import { pageQuery } from "../api/pagination.ts";
 import type { Db } from "../db/index.ts";
+import type { OpenStreams } from "../http/open-streams.ts";
 import { eventStream } from "../http/openapi.ts";
-import { SseStream } from "../http/sse.ts";
 import { issueParams } from "../platform/issues/schemas.ts";
 import { decideApproval, getApproval, listApprovals } from "./approvals.ts";
 import type { RunEventStreams } from "./run-stream.ts";
@@ -25,10 +25,12 @@ import {
 } from "./schemas.ts";
 import type { TaskService } from "./tasks.ts";
 
-export interface WorkRoutesOptions {
+interface WorkRoutesOptions {
   db: Db;
   tasks: TaskService;
   streams: RunEventStreams;
+  /** The cap on streams open per user. */
+  openStreams: OpenStreams;
 }
 
 const lastEventId = z
@@ -40,7 +42,10 @@ const lastEventId = z
   .describe("Resume after this event id");
 
 /** Registered under `/workspaces/:ws_id`, inside the membership guard. */
-export async function workRoutes(app: FastifyInstance, { db, tasks, streams }: WorkRoutesOptions): Promise<void> {
+export async function workRoutes(
+  app: FastifyInstance,
+  { db, tasks, streams, openStreams }: WorkRoutesOptions,
+): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
   routes.get(
@@ -152,8 +157,11 @@ export async function workRoutes(app: FastifyInstance, { db, tasks, streams }: W
     },
     async (request, reply) => {
       const run = await getRun(db, request.params.ws_id, request.params.run_id);
-      const stream = SseStream.open(reply);
-      if (stream) await streams.follow(stream, run.id, request.headers["last-event-id"] ?? 0);
+      const lastEventId = request.headers["last-event-id"] ?? 0;
+      const stream = await openStreams.open(reply, request.principal.user.id, "run");
+      if (!stream) return;
+      const viewer = { userId: request.principal.user.id, apiKeyId: request.principal.apiKey?.id };
+      await streams.follow(stream, { id: run.id, workspaceId: request.params.ws_id }, viewer, lastEventId);
     },
   );
 

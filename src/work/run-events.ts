@@ -2,7 +2,7 @@
 // official dialect (UPPER_SNAKE `type`, camelCase fields), exactly what `runs/{id}/events` sends.
 import { sql } from "kysely";
 import { type Db, isPostgres } from "../db/index.ts";
-import { now } from "../db/values.ts";
+import { now, toJson } from "../db/values.ts";
 import { announce, notification } from "./signals.ts";
 
 export interface RunEvent {
@@ -10,7 +10,7 @@ export interface RunEvent {
   [field: string]: unknown;
 }
 
-export interface StoredRunEvent {
+interface StoredRunEvent {
   seq: number;
   type: string;
   /** The event's JSON text. */
@@ -63,7 +63,7 @@ async function store(db: Db, runId: string, afterSeq: number, events: RunEvent[]
         run_id: runId,
         seq: ++seq,
         type: event.type,
-        data: JSON.stringify(event),
+        data: toJson(event),
         created_at: at,
       })),
     )

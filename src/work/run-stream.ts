@@ -4,6 +4,8 @@
 // the same events in the same order, with no gap and no repeat.
 import { Coalescer } from "../db/coalesce.ts";
 import type { Db } from "../db/index.ts";
+import type { AccessWatch } from "../events/access-watch.ts";
+import type { SubscriberIdentity } from "../events/stream.ts";
 import { KeepAlives, type SseStream, sseFrame } from "../http/sse.ts";
 import { readRunEvents, TERMINAL_EVENT_TYPES } from "./run-events.ts";
 import type { WorkSignals } from "./signals.ts";
@@ -20,6 +22,7 @@ export class RunEventStreams {
   constructor(
     private readonly db: Db,
     signals: WorkSignals,
+    private readonly accessWatch: AccessWatch,
     keepAliveMs: number,
   ) {
     this.keepAlives = new KeepAlives(keepAliveMs, ": keep-alive\n\n");
@@ -31,8 +34,12 @@ export class RunEventStreams {
     });
   }
 
-  /** Streams the run's events after `afterSeq`; ends by itself after the last one. */
-  follow(sse: SseStream, runId: string, afterSeq: number): Promise<void> {
+  /**
+   * Streams the run's events after `afterSeq`; ends by itself after the last one, or once `viewer` loses access to
+   * the run's workspace.
+   */
+  follow(sse: SseStream, run: { id: string; workspaceId: string }, viewer: SubscriberIdentity, afterSeq: number) {
+    const runId = run.id;
     let streams = this.byRun.get(runId);
     if (!streams) {
       streams = new Set();
@@ -41,7 +48,9 @@ export class RunEventStreams {
     const stream = new RunStream(this.db, sse, runId, afterSeq);
     this.keepAlives.add(sse);
     streams.add(stream);
+    const stopWatching = this.accessWatch.watch(run.workspaceId, viewer, () => stream.end());
     return stream.ended.finally(() => {
+      stopWatching();
       streams.delete(stream);
       if (streams.size === 0) this.byRun.delete(runId);
     });

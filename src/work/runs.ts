@@ -1,3 +1,4 @@
+import type { Selectable } from "kysely";
 // Runs as members read them: every run of a task is kept with its usage and error.
 
 import type { Page } from "../api/pagination.ts";
@@ -5,14 +6,14 @@ import type { Db } from "../db/index.ts";
 import type { RunsTable } from "../db/schema.ts";
 import { isId } from "../db/values.ts";
 import { notFound } from "../http/errors.ts";
-import type { Run, RunStatus } from "./schemas.ts";
+import type { Run } from "./schemas.ts";
 
-const toRun = (row: RunsTable): Run => ({
+const toRun = (row: Selectable<RunsTable>): Run => ({
   id: row.id,
   task_id: row.task_id,
   agent_id: row.agent_id,
   issue_id: row.issue_id,
-  status: row.status as RunStatus,
+  status: row.status,
   model: row.model,
   started_at: row.started_at,
   finished_at: row.finished_at,

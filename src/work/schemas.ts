@@ -2,17 +2,9 @@
 import { z } from "zod";
 import { csvFilter, idField, text } from "../api/fields.ts";
 import { pageQuery } from "../api/pagination.ts";
+import { APPROVAL_STATUSES, RUN_STATUSES, TASK_STATUSES, TASK_TRIGGERS } from "../db/enums.ts";
 
-export const OPEN_TASK_STATUSES = ["queued", "running", "waiting_approval"] as const;
-export const TASK_STATUSES = [...OPEN_TASK_STATUSES, "succeeded", "failed", "cancelled"] as const;
-export const TASK_TRIGGERS = ["assigned", "comment", "mention", "manual"] as const;
-export const RUN_STATUSES = ["running", "waiting_approval", "succeeded", "failed", "cancelled"] as const;
-export const APPROVAL_STATUSES = ["pending", "approved", "denied"] as const;
-
-export type TaskStatus = (typeof TASK_STATUSES)[number];
-export type TaskTrigger = (typeof TASK_TRIGGERS)[number];
-export type RunStatus = (typeof RUN_STATUSES)[number];
-export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
+export type { ApprovalStatus, RunStatus, TaskStatus, TaskTrigger } from "../db/enums.ts";
 
 const taskStatusSchema = z.enum(TASK_STATUSES);
 const approvalStatusSchema = z.enum(APPROVAL_STATUSES);

@@ -45,11 +45,11 @@ export type RunEnd =
   | { kind: "retry"; inMs: number }
   | { kind: "stopped"; reason: StopReason };
 
-export interface TaskRunLog extends RecorderLog {
+interface TaskRunLog extends RecorderLog {
   error(object: object, message: string): void;
 }
 
-export interface TaskRunnerOptions {
+interface TaskRunnerOptions {
   db: Db;
   runtime: AgentRuntime;
   tools: ToolInvoker;

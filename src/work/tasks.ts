@@ -9,7 +9,7 @@ import { conflict, notFound } from "../http/errors.ts";
 import { getAgent } from "../platform/agents/service.ts";
 import { getIssue } from "../platform/issues/service.ts";
 import { cancelTask, enqueueTask, type TaskRow } from "./queue.ts";
-import type { Task, TaskListQuery, TaskStatus, TaskTrigger } from "./schemas.ts";
+import type { Task, TaskListQuery } from "./schemas.ts";
 
 /**
  * Which of these tasks (of one workspace) wait for a runtime: queued, of an agent bound to runtimes of which none is
@@ -36,9 +36,9 @@ export class TaskService {
     workspace_id: row.workspace_id,
     agent_id: row.agent_id,
     issue_id: row.issue_id,
-    trigger: row.trigger as TaskTrigger,
+    trigger: row.trigger,
     comment_id: row.comment_id,
-    status: row.status as TaskStatus,
+    status: row.status,
     attempt: Number(row.attempt),
     max_attempts: Number(row.max_attempts ?? this.defaultMaxAttempts),
     error: row.error,

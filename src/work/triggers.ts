@@ -1,66 +1,68 @@
 // What makes an agent work: the platform's work hooks (platform/work-hooks.ts), run by the platform services inside
 // the transaction of the change itself, so there is no assignment without its task and no task without its
 // assignment.
+import { OPEN_TASK_STATUSES } from "../db/enums.ts";
 import type { Db } from "../db/index.ts";
 import type { Assignee, WorkHooks } from "../platform/work-hooks.ts";
-import { cancelOpenTasks, enqueueTask } from "./queue.ts";
-import { OPEN_TASK_STATUSES } from "./schemas.ts";
+import { cancelOpenTasks, enqueueTask, type NewTask } from "./queue.ts";
 import { announce } from "./signals.ts";
+import { boundReached, chainDepthOf, recordStoppedTrigger, type TriggerBounds } from "./trigger-bounds.ts";
 
 const agentOf = (assignee: Assignee | null): string | undefined =>
   assignee?.type === "agent" && assignee.id ? assignee.id : undefined;
 
+/** Queues the task a change triggers, unless a bound on agents triggering agents stops it (trigger-bounds.ts). */
+async function trigger(trx: Db, task: NewTask, bounds: TriggerBounds): Promise<void> {
+  const depth = await chainDepthOf(trx, task.actor, task.issueId);
+  const stoppedBy = await boundReached(trx, task.agentId, depth, bounds);
+  if (stoppedBy) await recordStoppedTrigger(trx, task, depth, stoppedBy, bounds);
+  else await enqueueTask(trx, { ...task, chainDepth: depth });
+}
+
 /** The issue's assignee changed (or it was created with one): the new agent gets a task, the old one's is cancelled. */
-const assigneeChanged: WorkHooks["assigneeChanged"] = async (trx, change) => {
-  const before = agentOf(change.before);
-  const after = agentOf(change.after);
-  if (before === after) return;
-  // An agent handing its issue on (to someone else, or to nobody) does so as part of its work: its run goes on.
-  const handedOnByItself = change.actor.type === "agent" && change.actor.id === before;
-  if (before && !handedOnByItself) {
-    await cancelOpenTasks(trx, { issueId: change.issueId, agentId: before }, change.actor);
-  }
-  if (after) {
-    await enqueueTask(trx, {
-      workspaceId: change.workspaceId,
-      agentId: after,
-      issueId: change.issueId,
-      trigger: "assigned",
-      commentId: null,
-      actor: change.actor,
-    });
-  }
-};
+const assigneeChanged =
+  (bounds: TriggerBounds): WorkHooks["assigneeChanged"] =>
+  async (trx, change) => {
+    const before = agentOf(change.before);
+    const after = agentOf(change.after);
+    if (before === after) return;
+    // An agent handing its issue on (to someone else, or to nobody) does so as part of its work: its run goes on.
+    const handedOnByItself = change.actor.type === "agent" && change.actor.id === before;
+    if (before && !handedOnByItself) {
+      await cancelOpenTasks(trx, { issueId: change.issueId, agentId: before }, change.actor);
+    }
+    if (after) {
+      const task = { agentId: after, issueId: change.issueId, trigger: "assigned", commentId: null } as const;
+      await trigger(trx, { ...task, workspaceId: change.workspaceId, actor: change.actor }, bounds);
+    }
+  };
 
 /**
  * A comment: the agent the issue is assigned to gets a task (unless it wrote the comment), and so does every agent
  * the comment names as `@<agent name>` (case-insensitive; spaces in a name may be written as `-`).
  */
-const commentAdded: WorkHooks["commentAdded"] = async (trx, comment) => {
-  const triggers = new Map<string, "comment" | "mention">();
-  const assigned = agentOf(comment.assignee);
-  if (assigned) triggers.set(assigned, "comment");
-  if (comment.content.includes("@")) {
-    const agents = await trx
-      .selectFrom("agents")
-      .select(["id", "name"])
-      .where("workspace_id", "=", comment.workspaceId)
-      .execute();
-    for (const agent of mentionedAgents(comment.content, agents)) triggers.set(agent.id, "mention");
-  }
-  // The agent's own comments never trigger it.
-  if (comment.author.type === "agent") triggers.delete(comment.author.id);
-  for (const [agentId, trigger] of triggers) {
-    await enqueueTask(trx, {
-      workspaceId: comment.workspaceId,
-      agentId,
-      issueId: comment.issueId,
-      trigger,
-      commentId: comment.commentId,
-      actor: comment.author,
-    });
-  }
-};
+const commentAdded =
+  (bounds: TriggerBounds): WorkHooks["commentAdded"] =>
+  async (trx, comment) => {
+    const triggers = new Map<string, "comment" | "mention">();
+    const assigned = agentOf(comment.assignee);
+    if (assigned) triggers.set(assigned, "comment");
+    if (comment.content.includes("@")) {
+      const agents = await trx
+        .selectFrom("agents")
+        .select(["id", "name"])
+        .where("workspace_id", "=", comment.workspaceId)
+        .execute();
+      for (const agent of mentionedAgents(comment.content, agents)) triggers.set(agent.id, "mention");
+    }
+    // The agent's own comments never trigger it.
+    if (comment.author.type === "agent") triggers.delete(comment.author.id);
+    // In one order, so two transactions counting the same agents' triggers (trigger-bounds.ts) wait, never deadlock.
+    for (const agentId of [...triggers.keys()].sort()) {
+      const task = { agentId, issueId: comment.issueId, trigger: triggers.get(agentId)!, commentId: comment.commentId };
+      await trigger(trx, { ...task, workspaceId: comment.workspaceId, actor: comment.author }, bounds);
+    }
+  };
 
 /** The issue's priority changed: its open tasks wait in the queue by the new one (urgent first). */
 const priorityChanged: WorkHooks["priorityChanged"] = async (trx, change) => {
@@ -105,17 +107,18 @@ async function wakeReadersOfOpenRuns(trx: Db, column: "agent_id" | "workspace_id
   for (const run of open) await announce(trx, { kind: "run", runId: run.id });
 }
 
-export const workTriggers: WorkHooks = {
-  assigneeChanged,
-  commentAdded,
+/** The hooks, with the bounds on agents triggering agents (config: work.triggerBounds). */
+export const workTriggers = (bounds: TriggerBounds): WorkHooks => ({
+  assigneeChanged: assigneeChanged(bounds),
+  commentAdded: commentAdded(bounds),
   priorityChanged,
   issueDeleted,
   agentDeleted,
   workspaceDeleted,
-};
+});
 
 /** The agents a comment names with `@name`; an address such as `ops@bot.example` names nobody. */
-export function mentionedAgents<A extends { name: string }>(content: string, agents: A[]): A[] {
+function mentionedAgents<A extends { name: string }>(content: string, agents: A[]): A[] {
   const text = content.toLowerCase();
   return agents.filter((agent) => {
     const name = agent.name.trim().toLowerCase();

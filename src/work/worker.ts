@@ -9,7 +9,7 @@ import { type ClaimedTask, claimNextTask, recoverExpiredLeases, renewLease } fro
 import type { WorkSignals } from "./signals.ts";
 import type { RunEnd, StopReason, TaskRunner } from "./task-run.ts";
 
-export interface WorkerSettings {
+interface WorkerSettings {
   workers: number;
   maxAttempts: number;
   leaseMs: number;
@@ -17,7 +17,7 @@ export interface WorkerSettings {
   defaultModel: string;
 }
 
-export interface WorkerLog {
+interface WorkerLog {
   warn(object: object, message: string): void;
   error(object: object, message: string): void;
 }

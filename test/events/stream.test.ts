@@ -238,6 +238,15 @@ describe.each(testDialects)("the event stream (%s)", (dialect) => {
     expect(byMember.events.some((frame) => frame.event === "issue.created")).toBe(false);
   });
 
+  it("a deleted workspace's stream ends", async () => {
+    const { token, ws } = await workspaceOf("deleted");
+    const stream = await open(streamUrl(ws), bearer(token));
+    await createIssue(t.api, ws, token);
+    await stream.waitForEvents(1);
+    expect((await t.api.delete(`workspaces/${ws}`, { token })).status).toBe(204);
+    await stream.waitForEnd();
+  });
+
   it("a subscriber that stops reading is dropped, and resumes with Last-Event-ID without loss", async () => {
     const { token, ws } = await workspaceOf("slow");
     const issue = await createIssue(t.api, ws, token);

@@ -2,14 +2,14 @@
 
 import type { ApiClient } from "./app.ts";
 
-export interface SseFrame {
+interface SseFrame {
   event: string | undefined;
   data: any;
   /** The frame's text as sent, without the blank line after it. */
   raw: string;
 }
 
-export interface AguiResponse {
+interface AguiResponse {
   status: number;
   headers: Headers;
   /** The whole body as received. */

@@ -24,7 +24,7 @@ export interface TestBrowser {
   close(): Promise<void>;
 }
 
-export interface BrowserOptions {
+interface BrowserOptions {
   colorScheme?: "light" | "dark";
   /** An IANA zone, e.g. "America/New_York": the browser's local time (default: this machine's). */
   timezoneId?: string;

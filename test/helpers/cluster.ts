@@ -11,7 +11,7 @@ import { eventually } from "./eventually.ts";
 import { requireTool } from "./system-tools.ts";
 
 /** Shared by every process of a cluster, as a deployment must (a token from one is checked by another). */
-export const CLUSTER_JWT_SECRET = "cluster-test-secret-0123456789abcdef-0123456789";
+const CLUSTER_JWT_SECRET = "cluster-test-secret-0123456789abcdef-0123456789";
 
 export interface PlatformProcess extends ServerProcess {
   api: ApiClient;
@@ -28,7 +28,7 @@ export async function startProcess(
   return { ...started, api: new ApiClient(started.url) };
 }
 
-export async function freePort(): Promise<number> {
+async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();
@@ -37,7 +37,7 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
-export interface Proxy {
+interface Proxy {
   /** The platform frontend (serve processes). */
   url: string;
   /** The call frontend (call processes), when there are any. */
@@ -52,7 +52,7 @@ export interface Proxy {
  * deploy/haproxy.cfg with its ports rewritten: its frontends and stats page on free ports, and one `server` line
  * per process (the options of the file's first server line of that backend).
  */
-export function renderHaproxyConfig(
+function renderHaproxyConfig(
   template: string,
   ports: { platform: number; call: number; stats: number },
   backends: { serve: number[]; call: number[] },

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import pg from "pg";
 import type { SqlDialect } from "../../src/db/index.ts";
 
-export const postgresAdminUrl = process.env.TEST_DATABASE_URL;
+const postgresAdminUrl = process.env.TEST_DATABASE_URL;
 
 /** The dialects this run covers: SQLite always, PostgreSQL when TEST_DATABASE_URL is set (CI sets it). */
 export const testDialects: SqlDialect[] = postgresAdminUrl ? ["sqlite", "postgres"] : ["sqlite"];

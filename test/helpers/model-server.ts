@@ -4,14 +4,14 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from "node:http";
 import { listenOnLoopback } from "./loopback.ts";
 
-export interface ScriptedToolCall {
+interface ScriptedToolCall {
   id?: string;
   name: string;
   /** An object is sent as its JSON; a string as is (so a test can send invalid JSON). */
   arguments: string | Record<string, unknown>;
 }
 
-export type ModelScript =
+type ModelScript =
   /** Streams the text (one chunk per array item, or word by word), then tool calls if any. */
   | { text?: string | string[]; toolCalls?: ScriptedToolCall[]; chunkDelayMs?: number }
   /** Answers with this HTTP error and an OpenAI-style error body. */
@@ -25,7 +25,7 @@ export type ModelScript =
   /** `count` one-word chunks, written as fast as the socket takes them (benchmarks). */
   | { words: number };
 
-export interface RecordedRequest {
+interface RecordedRequest {
   path: string;
   headers: IncomingHttpHeaders;
   body: any;

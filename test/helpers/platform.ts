@@ -2,6 +2,7 @@
 import { randomUUID } from "node:crypto";
 import { expect } from "vitest";
 import type { SqlDialect } from "../../src/db/index.ts";
+import { toJson } from "../../src/db/values.ts";
 import { type ApiClient, createWorkspaceWithRoles, startTestApp, type TestApp, type TestUser } from "./app.ts";
 
 /** A UUID that names nothing. */
@@ -48,10 +49,10 @@ export async function insertAgent(t: TestApp, workspaceId: string, name = "Agent
       description: null,
       instructions: null,
       model: null,
-      tools: "[]",
+      tools: toJson([]),
       status: "offline",
       runtime_mode: "local",
-      runtime_config: "{}",
+      runtime_config: toJson({}),
       max_concurrent_tasks: 1,
       owner_type: null,
       owner_id: null,

@@ -6,7 +6,7 @@
 // trailing slashes) and bodies are the client's own.
 import http from "node:http";
 
-export class HttpStatusError extends Error {
+class HttpStatusError extends Error {
   constructor(
     readonly status: number,
     readonly method: string,

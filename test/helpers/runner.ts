@@ -30,7 +30,7 @@ export function assignmentFor(overrides: Partial<Assignment> & { prompt: string 
   };
 }
 
-export interface RecordedRun {
+interface RecordedRun {
   end: TaskEnd;
   events: OfficialEvent[];
   sessions: { sessionId: string; workDir: string }[];

@@ -8,7 +8,7 @@ import { delimiter, join } from "node:path";
 import { TestRunner } from "vitest";
 
 /** Each tool and the Debian package that has it. */
-export const SYSTEM_TOOLS = {
+const SYSTEM_TOOLS = {
   "espeak-ng": "espeak-ng", // voice: real speech
   sox: "sox", // voice: speech to μ-law 8 kHz
   chromium: "chromium", // the dashboard in a browser
@@ -17,10 +17,10 @@ export const SYSTEM_TOOLS = {
   haproxy: "haproxy", // several processes behind a round-robin proxy
 } as const;
 
-export type SystemTool = keyof typeof SYSTEM_TOOLS;
+type SystemTool = keyof typeof SYSTEM_TOOLS;
 
 /** The tool's path on PATH (chromium: CHROMIUM_PATH first), or undefined. */
-export function findTool(tool: SystemTool): string | undefined {
+function findTool(tool: SystemTool): string | undefined {
   if (tool === "chromium" && process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
   const dirs = (process.env.PATH ?? "").split(delimiter).filter((dir) => dir !== "");
   return dirs.map((dir) => join(dir, tool)).find(isExecutable);
@@ -36,7 +36,7 @@ function isExecutable(path: string): boolean {
 }
 
 /** Of these tools (default all), the ones not on PATH. */
-export function missingTools(tools: readonly SystemTool[] = Object.keys(SYSTEM_TOOLS) as SystemTool[]): SystemTool[] {
+function missingTools(tools: readonly SystemTool[] = Object.keys(SYSTEM_TOOLS) as SystemTool[]): SystemTool[] {
   return tools.filter((tool) => findTool(tool) === undefined);
 }
 

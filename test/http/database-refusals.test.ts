@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Db, openDatabase } from "../../src/db/index.ts";
 import { migrateToLatest } from "../../src/db/migrate.ts";
-import { newId, now } from "../../src/db/values.ts";
+import { newId, now, toJson } from "../../src/db/values.ts";
 import { fromDatabaseError, HttpError, ValidationError } from "../../src/http/errors.ts";
 import { createTestDatabase, type TestDatabase, testDialects } from "../helpers/databases.ts";
 
@@ -39,7 +39,7 @@ describe.each(testDialects)("database refusals (%s)", (dialect) => {
     name: "W",
     slug,
     description: null,
-    settings: "{}",
+    settings: toJson({}),
     issue_prefix: "ISS",
     issue_counter: 0,
     issue_list_version: 0,

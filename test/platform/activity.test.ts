@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../src/db/index.ts";
-import { newId, now } from "../../src/db/values.ts";
+import { newId, now, toJson } from "../../src/db/values.ts";
 import { recordActivity } from "../../src/events/activity.ts";
 import { createWorkspaceWithRoles, registerUser, startTestApp, type TestApp } from "../helpers/app.ts";
 import { testDialects } from "../helpers/databases.ts";
@@ -110,7 +110,7 @@ describe.each(testDialects)("activity (%s)", (dialect) => {
           actor_type: "member",
           actor_id: null,
           action: "test.tied",
-          details: "{}",
+          details: toJson({}),
           created_at: sameTime,
         })
         .execute();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AgentStatus } from "../../src/platform/agents/schemas.ts";
+import type { AgentStatus } from "../../src/db/enums.ts";
 import { changeAgentStatus, getAgent, listAgents } from "../../src/platform/agents/service.ts";
 import {
   createWorkspaceWithRoles,

@@ -2,6 +2,7 @@
 // the run their tools as <server>__<tool>; a server that is down, or never answers, fails the run clearly.
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { toJson } from "../../src/db/values.ts";
 import { testDialects } from "../helpers/databases.ts";
 import {
   startLegacySseMcpServer,
@@ -53,7 +54,7 @@ describe.each(testDialects)("MCP servers as an agent's tools (%s)", (dialect) =>
   const storeServers = (fixture: WorkFixture, agentId: string, servers: unknown[]) =>
     fixture.t.db
       .updateTable("agents")
-      .set({ runtime_config: JSON.stringify({ mcp_servers: servers }) })
+      .set({ runtime_config: toJson({ mcp_servers: servers }) })
       .where("id", "=", agentId)
       .execute();
 

@@ -121,7 +121,7 @@ describe.each(testDialects)("task triggers (%s)", (dialect) => {
     const second = {
       ...(await f.t.db.selectFrom("tasks").selectAll().where("id", "=", open.id).executeTakeFirstOrThrow()),
       id: randomUUID(),
-      status: "queued",
+      status: "queued" as const,
       created_at: at,
     };
     await expect(f.t.db.insertInto("tasks").values(second).execute()).rejects.toThrow();

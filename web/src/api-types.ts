@@ -1,7 +1,9 @@
 // The API's shapes, taken from the server's own zod schemas (the single source of validation and OpenAPI): a field
-// renamed on the server fails `npm run typecheck` here. Type-only imports: nothing of the server (nor zod) is bundled.
+// renamed on the server fails `npm run typecheck` here. Type-only imports, but for enums.ts (no imports of its own):
+// nothing else of the server (nor zod) is bundled.
 // Beside them, the words the dashboard shows for the API's enum values, checked to cover every value.
 import type { z } from "zod";
+import { OPEN_TASK_STATUSES as OPEN_TASKS } from "../../src/db/enums.ts";
 import type { eventSchema } from "../../src/events/schemas.ts";
 import type { deliverySchema, webhookSchema, webhookWithSecretSchema } from "../../src/events/webhooks/schemas.ts";
 import type { activitySchema } from "../../src/platform/activity/schemas.ts";
@@ -22,15 +24,14 @@ import type {
   runnerTokenSchema,
   runtimeSchema,
 } from "../../src/runtimes/schemas.ts";
-import type { approvalSchema, runSchema, TaskStatus, taskSchema } from "../../src/work/schemas.ts";
+import type { approvalSchema, TaskStatus, taskSchema } from "../../src/work/schemas.ts";
 
 export type Issue = z.output<typeof issueSchema>;
 export type IssueStatus = z.output<typeof issueStatusSchema>;
-export type Priority = z.output<typeof issuePrioritySchema>;
+type Priority = z.output<typeof issuePrioritySchema>;
 export type Member = z.output<typeof memberSchema>;
-export type Role = Member["role"];
 /** Who is signed in: what `auth/login` answers, kept as the member lists show a user. */
-export type User = Member["user"];
+type User = Member["user"];
 export interface Session {
   token: string;
   user: User;
@@ -41,13 +42,12 @@ export type AgentStatus = Agent["status"];
 export type RuntimeConfig = z.output<typeof runtimeConfigSchema>;
 export type Label = z.output<typeof labelSchema>;
 export type Project = z.output<typeof projectSchema>;
-export type ProjectStatus = z.output<typeof projectStatusSchema>;
+type ProjectStatus = z.output<typeof projectStatusSchema>;
 export type Comment = z.output<typeof commentSchema>;
 export type Dependency = z.output<typeof dependencySchema>;
 export type Activity = z.output<typeof activitySchema>;
 export type Task = z.output<typeof taskSchema>;
 export type { TaskStatus };
-export type Run = z.output<typeof runSchema>;
 export type Approval = z.output<typeof approvalSchema>;
 export type PlatformEvent = z.output<typeof eventSchema>;
 export type ApiKey = z.output<typeof apiKeySchema>;
@@ -57,12 +57,10 @@ export type WebhookWithSecret = z.output<typeof webhookWithSecretSchema>;
 export type Delivery = z.output<typeof deliverySchema>;
 export type CallSummary = z.output<typeof callSummarySchema>;
 export type Call = z.output<typeof callSchema>;
-export type CallTranscriptLine = Call["transcript"][number];
 export type Runner = z.output<typeof runnerSchema>;
 export type Runtime = z.output<typeof runtimeSchema>;
 export type RunnerToken = z.output<typeof runnerTokenSchema>;
 export type CreatedRunnerToken = z.output<typeof createdRunnerTokenSchema>;
-export type { RuntimeKind };
 /** One choice of "Runs on": runtimes matching every field given (runtime_config.runtime.select). */
 export type RuntimeSelector = NonNullable<RuntimeConfig["runtime"]>["select"][number];
 
@@ -128,7 +126,7 @@ export const taskStatusTitle = titled<TaskStatus>({
   failed: "Failed",
   cancelled: "Cancelled",
 }).of;
-export const OPEN_TASK_STATUSES: TaskStatus[] = ["queued", "running", "waiting_approval"];
+export const OPEN_TASK_STATUSES: readonly TaskStatus[] = OPEN_TASKS;
 
 /**
  * An agent's badge. Every agent works its tasks whatever its stored status (agents-at-work.md): a new agent is stored

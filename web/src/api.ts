@@ -62,7 +62,7 @@ const FIELD_NAMES: Record<string, string> = {
 };
 
 /** `due_date` → "Due date": the field as a person calls it. */
-export function fieldName(field: string): string {
+function fieldName(field: string): string {
   const known = FIELD_NAMES[field];
   if (known) return known;
   const words = field.replace(/_id$/, "").replaceAll("_", " ");
@@ -112,7 +112,7 @@ export async function failure(response: Response): Promise<ApiError> {
   return new ApiError(response.status, message);
 }
 
-export async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { ...authHeaders() };
   if (body !== undefined) headers["content-type"] = "application/json";
   let response: Response;

@@ -11,7 +11,7 @@ export function navigate(to: string, replace = false): void {
   for (const listener of listeners) listener();
 }
 
-export interface Place {
+interface Place {
   path: string;
   search: string;
 }

@@ -1,7 +1,7 @@
 // Server-sent events read through fetch, so the bearer token travels in a header (EventSource sends none).
 import { authHeaders, failure } from "./api.ts";
 
-export interface SseFrame {
+interface SseFrame {
   id?: string;
   event: string;
   data: string;

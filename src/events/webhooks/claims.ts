@@ -10,7 +10,7 @@ import { sql } from "kysely";
 import type { Db, SqlDialect } from "../../db/index.ts";
 import { now } from "../../db/values.ts";
 
-export interface ClaimRequest {
+interface ClaimRequest {
   /** Free slots in this process. */
   room: number;
   perHook: number;

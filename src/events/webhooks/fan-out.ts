@@ -1,3 +1,4 @@
+import type { Selectable } from "kysely";
 // Outbox → attempts: each enabled hook keeps its position in the outbox (`last_seq`); new events it wants become
 // first attempts, and the position moves, in one transaction. With several processes on one PostgreSQL the hook row
 // is locked (SKIP LOCKED): one process queues a hook's events, the others pass it by. Nothing is queued twice and,
@@ -113,7 +114,7 @@ export class WebhookFanOut {
       // Another process queueing the hook, or the hook's deletion, is passed by; the deliveries' own writers (which
       // hold the hook's key share) are not.
       if (this.dialect === "postgres") select = select.forNoKeyUpdate().skipLocked();
-      const hook: WebhooksTable | undefined = await select.executeTakeFirst();
+      const hook: Selectable<WebhooksTable> | undefined = await select.executeTakeFirst();
       if (!hook) return { more: false, queued: 0 };
       const events = await readEvents(trx, hook.workspace_id, {
         afterSeq: Number(hook.last_seq),

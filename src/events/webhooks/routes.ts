@@ -32,7 +32,7 @@ import {
 const tags = ["webhooks"];
 const admin = { role: "admin" as const };
 
-export interface WebhookRouteOptions {
+interface WebhookRouteOptions {
   db: Db;
   policy: TargetPolicy;
   /** Asks the delivery worker to look for due attempts now. */

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { text } from "../../api/fields.ts";
 import { pageQuery } from "../../api/pagination.ts";
+import { DELIVERY_STATUSES } from "../../db/enums.ts";
 import { TYPES_DESCRIPTION, typePattern } from "../types.ts";
 
 export const webhookSchema = z
@@ -43,8 +44,6 @@ export type UpdateWebhookInput = z.infer<typeof updateWebhookBody>;
 
 export const webhookParams = z.object({ ws_id: z.string(), webhook_id: z.string() });
 export const deliveryParams = webhookParams.extend({ delivery_id: z.string() });
-
-export const DELIVERY_STATUSES = ["pending", "succeeded", "failed"] as const;
 
 export const deliverySchema = z
   .object({

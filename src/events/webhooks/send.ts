@@ -4,7 +4,7 @@ import http from "node:http";
 import https from "node:https";
 import { pinnedLookup, type ResolvedAddress } from "../../http/targets.ts";
 
-export interface Attempt {
+interface Attempt {
   url: URL;
   /** The checked address the connection must go to, whatever the name resolves to by now. */
   address: ResolvedAddress;

@@ -2,10 +2,12 @@
 // and rotate-secret; every other read leaves it out.
 
 import { randomBytes } from "node:crypto";
+import type { Selectable, Updateable } from "kysely";
 import type { Actor } from "../../api/access.ts";
 import type { Page } from "../../api/pagination.ts";
 import { getInWorkspace, listInWorkspace } from "../../api/workspace-rows.ts";
 import { inWorkspace } from "../../api/workspace-transaction.ts";
+import type { DeliveryStatus } from "../../db/enums.ts";
 import type { Db } from "../../db/index.ts";
 import type { WebhookDeliveriesTable, WebhooksTable } from "../../db/schema.ts";
 import { fromJson, isId, newId, now, toJson } from "../../db/values.ts";
@@ -13,9 +15,9 @@ import { conflict, invalid, notFound } from "../../http/errors.ts";
 import { checkTarget, type TargetPolicy } from "../../http/targets.ts";
 import { diffFields, recordActivity } from "../activity.ts";
 import { headSeq } from "../outbox.ts";
-import type { CreateWebhookInput, DELIVERY_STATUSES, UpdateWebhookInput } from "./schemas.ts";
+import type { CreateWebhookInput, UpdateWebhookInput } from "./schemas.ts";
 
-export interface Webhook {
+interface Webhook {
   id: string;
   workspace_id: string;
   url: string;
@@ -27,7 +29,7 @@ export interface Webhook {
   updated_at: string;
 }
 
-export const toWebhook = (row: WebhooksTable): Webhook => ({
+const toWebhook = (row: Selectable<WebhooksTable>): Webhook => ({
   id: row.id,
   workspace_id: row.workspace_id,
   url: row.url,
@@ -47,7 +49,7 @@ async function requireAllowedUrl(url: string, policy: TargetPolicy): Promise<voi
   if (!check.ok) throw invalid(["body", "url"], check.problem);
 }
 
-const getRow = (db: Db, workspaceId: string, webhookId: string): Promise<WebhooksTable> =>
+const getRow = (db: Db, workspaceId: string, webhookId: string): Promise<Selectable<WebhooksTable>> =>
   getInWorkspace(db, "webhooks", workspaceId, webhookId, "Webhook");
 
 export const getWebhook = async (db: Db, workspaceId: string, webhookId: string): Promise<Webhook> =>
@@ -70,7 +72,7 @@ export async function createWebhook(
   const secret = newSecret();
   return inWorkspace(db, workspaceId, async (trx) => {
     const at = now();
-    const row: WebhooksTable = {
+    const row: Selectable<WebhooksTable> = {
       id: newId(),
       workspace_id: workspaceId,
       url: input.url,
@@ -115,7 +117,7 @@ export async function updateWebhook(
     if (Object.keys(changes).length === 0) return before;
     const enabling = patch.enabled === true && !before.enabled;
     const updated_at = now();
-    const columns: Partial<WebhooksTable> = {
+    const columns: Updateable<WebhooksTable> = {
       ...(patch.url !== undefined && { url: patch.url }),
       ...(patch.types !== undefined && { types: toJson(patch.types) }),
       ...(patch.enabled !== undefined && { enabled: patch.enabled ? 1 : 0 }),
@@ -175,7 +177,7 @@ export async function rotateWebhookSecret(
   });
 }
 
-export interface Delivery {
+interface Delivery {
   id: string;
   webhook_id: string;
   event_id: string;
@@ -227,7 +229,7 @@ export async function listDeliveries(
   db: Db,
   workspaceId: string,
   webhookId: string,
-  query: Page & { status?: (typeof DELIVERY_STATUSES)[number] | undefined },
+  query: Page & { status?: DeliveryStatus | undefined },
 ): Promise<Delivery[]> {
   const hook = await getRow(db, workspaceId, webhookId);
   let select = deliveryQuery(db, hook.id);
@@ -288,7 +290,7 @@ export async function retryDelivery(
 }
 
 export function newAttempt(
-  hook: Pick<WebhooksTable, "id" | "workspace_id">,
+  hook: Pick<Selectable<WebhooksTable>, "id" | "workspace_id">,
   eventId: string,
   attempt: number,
   dueAt: string,

@@ -13,7 +13,7 @@ export const userSchema = z
 
 export const authResponseSchema = z.object({ token: z.string(), user: userSchema }).meta({ id: "AuthResponse" });
 
-export const MIN_PASSWORD_LENGTH = 8;
+const MIN_PASSWORD_LENGTH = 8;
 
 export function registerBodySchema(isDev: boolean) {
   return z.object({

@@ -4,10 +4,10 @@ import type { UsersTable } from "../../db/schema.ts";
 import { newId, now } from "../../db/values.ts";
 import { conflict } from "../../http/errors.ts";
 
-export type PublicUser = Omit<UsersTable, "email_key" | "password_hash">;
+type PublicUser = Omit<UsersTable, "email_key" | "password_hash">;
 
 /** The address as stored: the domain lower-cased (the local part is the owner's business). */
-export function normaliseEmail(email: string): string {
+function normaliseEmail(email: string): string {
   const at = email.lastIndexOf("@");
   return at < 0
     ? email.trim()

@@ -1,3 +1,4 @@
+import type { Selectable } from "kysely";
 // Reading the activity log: newest first, ties broken by id so paging never skips or repeats.
 
 import { getInWorkspace } from "../../api/workspace-rows.ts";
@@ -5,13 +6,13 @@ import type { Db } from "../../db/index.ts";
 import type { ActivityTable } from "../../db/schema.ts";
 import { fromJson } from "../../db/values.ts";
 
-export type Activity = Omit<ActivityTable, "details"> & { details: Record<string, unknown> };
+type Activity = Omit<Selectable<ActivityTable>, "details"> & { details: Record<string, unknown> };
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
 // recordActivity always writes an object; anything else (a hand-edited row) is shown as no details.
-const toActivity = (row: ActivityTable): Activity => {
+const toActivity = (row: Selectable<ActivityTable>): Activity => {
   const details = fromJson<unknown>(row.details, {});
   return { ...row, details: isObject(details) ? details : {} };
 };

@@ -1,12 +1,10 @@
 import { z } from "zod";
 import { actorTypeSchema, text, title } from "../../api/fields.ts";
 import { pageQuery } from "../../api/pagination.ts";
+import { AGENT_STATUSES, RUNTIME_MODES } from "../../db/enums.ts";
 
-export const AGENT_STATUSES = ["idle", "working", "blocked", "error", "offline"] as const;
-export const agentStatusSchema = z.enum(AGENT_STATUSES);
-export type AgentStatus = z.infer<typeof agentStatusSchema>;
-
-export const runtimeModeSchema = z.enum(["local", "cloud"]);
+const agentStatusSchema = z.enum(AGENT_STATUSES);
+const runtimeModeSchema = z.enum(RUNTIME_MODES);
 
 /** `<provider>/<model>`, e.g. `openai/gpt-4o-mini`; which providers run is the agent runtime's business. */
 const model = text(200).regex(/^[a-z0-9][a-z0-9_-]*\/\S+$/i, {
@@ -42,7 +40,7 @@ const URL_OR_COMMAND = {
  * An MCP server whose tools the agent's task runs get, as stored and as the runtime reads it: Streamable HTTP (or
  * legacy SSE) at `url`, or stdio `command`.
  */
-export const mcpServerSchema = z.object(mcpServerFields).refine(hasUrlOrCommand, URL_OR_COMMAND);
+const mcpServerSchema = z.object(mcpServerFields).refine(hasUrlOrCommand, URL_OR_COMMAND);
 export type McpServerConfig = z.infer<typeof mcpServerSchema>;
 
 const mcpServerList = <S extends z.ZodType<{ name: string }>>(server: S) =>

@@ -1,9 +1,11 @@
+import type { Selectable } from "kysely";
 // Agents of a workspace: the records the agent runtime runs (model, instructions, tools) and their live status.
 import type { z } from "zod";
 import type { Actor } from "../../api/access.ts";
 import { getInWorkspace } from "../../api/workspace-rows.ts";
 import { inWorkspace } from "../../api/workspace-transaction.ts";
 import { hasRole, type Membership } from "../../auth/membership.ts";
+import type { AgentStatus } from "../../db/enums.ts";
 import type { Db } from "../../db/index.ts";
 import type { AgentsTable } from "../../db/schema.ts";
 import { fromJson, newId, now, toJson } from "../../db/values.ts";
@@ -13,13 +15,13 @@ import { withNames } from "../names.ts";
 import { requireActorInWorkspace } from "../references.ts";
 import { workHooks } from "../work-hooks.ts";
 import { type AgentChecks, checkMcpServerUrls, checkStdioServers, checkTools } from "./checks.ts";
-import type { AgentStatus, agentSchema, CreateAgentInput, UpdateAgentPatch } from "./schemas.ts";
+import type { agentSchema, CreateAgentInput, UpdateAgentPatch } from "./schemas.ts";
 import { showRuntimeConfig, withStoredSecrets } from "./secrets.ts";
 
 export type { AgentChecks, ToolNameCheck } from "./checks.ts";
 
 /** An agent as the API shows it: its MCP servers' credentials named, never shown (secrets.ts). */
-export type AgentView = z.infer<typeof agentSchema>;
+type AgentView = z.infer<typeof agentSchema>;
 /** An agent as stored and run, credentials included: never sent to a client as it is (see showAgent). */
 export type Agent = Omit<AgentView, "runtime_config"> & { runtime_config: Record<string, unknown> };
 
@@ -28,13 +30,10 @@ export const showAgent = (agent: Agent): AgentView => ({
   runtime_config: showRuntimeConfig(agent.runtime_config),
 });
 
-export const toAgent = ({ runtime_select: _, ...row }: AgentsTable): Agent => ({
+export const toAgent = ({ runtime_select: _, ...row }: Selectable<AgentsTable>): Agent => ({
   ...row,
-  tools: fromJson<string[]>(row.tools, []),
-  status: row.status as AgentStatus,
-  runtime_mode: row.runtime_mode as Agent["runtime_mode"],
-  runtime_config: fromJson<Record<string, unknown>>(row.runtime_config, {}),
-  owner_type: row.owner_type as Agent["owner_type"],
+  tools: fromJson(row.tools, []),
+  runtime_config: fromJson(row.runtime_config, {}),
   avatar_url: null,
 });
 
@@ -76,7 +75,7 @@ export async function createAgent(
       ? { type: input.owner_type, id: input.owner_id }
       : { type: actor.type, id: actor.id };
   const at = now();
-  const row: AgentsTable = {
+  const row: Selectable<AgentsTable> = {
     id: newId(),
     workspace_id: workspaceId,
     name: input.name,

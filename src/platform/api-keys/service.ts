@@ -11,7 +11,7 @@ import { newId, now } from "../../db/values.ts";
 import { recordActivity } from "../../events/activity.ts";
 import { forbidden } from "../../http/errors.ts";
 
-export type ApiKey = Omit<ApiKeysTable, "workspace_id" | "key_hash">;
+type ApiKey = Omit<ApiKeysTable, "workspace_id" | "key_hash">;
 
 const toApiKey = ({ workspace_id: _workspace, key_hash: _hash, ...row }: ApiKeysTable): ApiKey => row;
 

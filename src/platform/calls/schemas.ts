@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CALL_SPEAKERS } from "../../db/enums.ts";
 
 export const callSummarySchema = z
   .object({
@@ -10,10 +11,10 @@ export const callSummarySchema = z
   })
   .meta({ id: "CallSummary" });
 
-export const transcriptLineSchema = z
+const transcriptLineSchema = z
   .object({
     seq: z.number().int(),
-    speaker: z.enum(["caller", "assistant"]),
+    speaker: z.enum(CALL_SPEAKERS),
     text: z.string(),
     created_at: z.string(),
   })

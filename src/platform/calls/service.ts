@@ -6,7 +6,7 @@ import type { CallTranscriptsTable } from "../../db/schema.ts";
 import { isId } from "../../db/values.ts";
 import { notFound } from "../../http/errors.ts";
 
-export interface CallSummary {
+interface CallSummary {
   id: string;
   call_sid: string | null;
   started_at: string;
@@ -14,7 +14,7 @@ export interface CallSummary {
   transcript_count: number;
 }
 
-export interface Call extends CallSummary {
+interface Call extends CallSummary {
   transcript: Pick<CallTranscriptsTable, "seq" | "speaker" | "text" | "created_at">[];
 }
 

@@ -1,5 +1,4 @@
 import type { Actor } from "../../api/access.ts";
-import type { ActorType } from "../../api/fields.ts";
 import type { Page } from "../../api/pagination.ts";
 import { inWorkspace } from "../../api/workspace-transaction.ts";
 import { hasRole, type Role } from "../../auth/membership.ts";
@@ -13,9 +12,9 @@ import { nameOf } from "../names.ts";
 import { workHooks } from "../work-hooks.ts";
 import type { CreateCommentFields } from "./schemas.ts";
 
-export type Comment = Omit<CommentsTable, "author_type"> & { author_type: ActorType; type: "comment" };
+type Comment = CommentsTable & { type: "comment" };
 
-const toComment = (row: CommentsTable): Comment => ({ ...(row as Omit<Comment, "type">), type: "comment" });
+const toComment = (row: CommentsTable): Comment => ({ ...row, type: "comment" });
 
 async function getComment(db: Db, workspaceId: string, issueId: string, commentId: string): Promise<Comment> {
   const row = isId(commentId)

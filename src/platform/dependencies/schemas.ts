@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { idField } from "../../api/fields.ts";
+import { DEPENDENCY_TYPES } from "../../db/enums.ts";
 
-export const dependencyTypeSchema = z.enum(["blocks", "blocked_by", "related"]);
+const dependencyTypeSchema = z.enum(DEPENDENCY_TYPES);
 
 export const dependencySchema = z
   .object({

@@ -2,6 +2,7 @@ import type { Actor } from "../../api/access.ts";
 import type { Page } from "../../api/pagination.ts";
 import { inWorkspace } from "../../api/workspace-transaction.ts";
 import { hasRole, type Role } from "../../auth/membership.ts";
+import type { DependencyType } from "../../db/enums.ts";
 import type { Db } from "../../db/index.ts";
 import { isUniqueViolation } from "../../db/index.ts";
 import type { IssueDependenciesTable } from "../../db/schema.ts";
@@ -11,8 +12,7 @@ import { conflict, forbidden, invalid, notFound } from "../../http/errors.ts";
 import { issueQuery, toIssue } from "../issues/issue-row.ts";
 import { getIssue, isCreatorOf } from "../issues/service.ts";
 
-export type DependencyType = "blocks" | "blocked_by" | "related";
-export type Dependency = Omit<IssueDependenciesTable, "type"> & { type: DependencyType };
+type Dependency = IssueDependenciesTable;
 
 /** Dependencies in both directions: those of the issue and those on it. Oldest first. */
 export async function listDependencies(
@@ -32,7 +32,7 @@ export async function listDependencies(
     .limit(page.limit)
     .offset(page.offset)
     .execute();
-  return rows as Dependency[];
+  return rows;
 }
 
 export async function createDependency(

@@ -1,18 +1,18 @@
 // An issue as the API shows it, read from its row and its workspace's prefix.
-import { sql } from "kysely";
+import { type Selectable, sql } from "kysely";
 import type { z } from "zod";
 import { type Db, isPostgres } from "../../db/index.ts";
 import type { IssuesTable } from "../../db/schema.ts";
-import { fromJson } from "../../db/values.ts";
+import { fromJson, type JsonText } from "../../db/values.ts";
 import type { issueSchema } from "./schemas.ts";
 
 export type Issue = z.infer<typeof issueSchema>;
 
-/** `label_ids`: the ids of the labels linked to the issue, as a JSON array text (absent on a row just inserted). */
-export type IssueRow = IssuesTable & { issue_prefix: string; label_ids?: string };
+/** `label_ids`: the ids of the labels linked to the issue (absent on a row just inserted). */
+type IssueRow = Selectable<IssuesTable> & { issue_prefix: string; label_ids?: JsonText<string[]> };
 
 export const toIssue = ({ issue_prefix, label_ids, ...row }: IssueRow): Issue => ({
-  ...(row as Omit<Issue, "identifier" | "acceptance_criteria" | "position" | "number" | "label_ids">),
+  ...row,
   number: Number(row.number),
   position: Number(row.position),
   identifier: `${issue_prefix}-${row.number}`,
@@ -23,9 +23,11 @@ export const toIssue = ({ issue_prefix, label_ids, ...row }: IssueRow): Issue =>
 /** The issue's label ids as a JSON array text, in id order, read beside the issue (one statement, both databases). */
 const labelIdsJson = (db: Db) =>
   isPostgres(db)
-    ? sql<string>`(select coalesce(json_agg(issue_labels.label_id order by issue_labels.label_id), '[]'::json)::text
+    ? sql<
+        JsonText<string[]>
+      >`(select coalesce(json_agg(issue_labels.label_id order by issue_labels.label_id), '[]'::json)::text
         from issue_labels where issue_labels.issue_id = issues.id)`
-    : sql<string>`(select json_group_array(issue_labels.label_id order by issue_labels.label_id)
+    : sql<JsonText<string[]>>`(select json_group_array(issue_labels.label_id order by issue_labels.label_id)
         from issue_labels where issue_labels.issue_id = issues.id)`;
 
 export const issueQuery = (db: Db, workspaceId: string) =>

@@ -68,7 +68,7 @@ export async function listIssues(db: Db, workspaceId: string, options: IssueFilt
 }
 
 /** What a cached list needs: the page cache, the builds in progress, and the list version if already read. */
-export interface ListCaching {
+interface ListCaching {
   cache: IssuePageCache;
   builds: SharedPageBuilds;
   /** Read with the caller's membership (platform/access.ts), before any page is read. */

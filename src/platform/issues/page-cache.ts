@@ -4,14 +4,14 @@
 // The cache is bounded in bytes, not pages: any member can make pages of megabytes (long descriptions, many distinct
 // searches), and a bound in pages would let them grow the process by gigabytes.
 
-export interface IssuePageCacheLimits {
+interface IssuePageCacheLimits {
   /** Bytes all cached pages (and their keys) may take together. */
   maxBytes: number;
   /** A page larger than this is never cached: it would push out many small ones and is cheap to rebuild by comparison. */
   maxPageBytes: number;
 }
 
-export const DEFAULT_ISSUE_PAGE_CACHE_LIMITS: IssuePageCacheLimits = {
+const DEFAULT_ISSUE_PAGE_CACHE_LIMITS: IssuePageCacheLimits = {
   maxBytes: 32 * 1024 * 1024,
   maxPageBytes: 1024 * 1024,
 };

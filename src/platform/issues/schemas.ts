@@ -1,9 +1,8 @@
 import { z } from "zod";
 import { actorTypeSchema, csvFilter, dateText, idField, text, title } from "../../api/fields.ts";
 import { pageQuery } from "../../api/pagination.ts";
+import { ISSUE_PRIORITIES, ISSUE_STATUSES } from "../../db/enums.ts";
 
-export const ISSUE_STATUSES = ["backlog", "todo", "in_progress", "in_review", "done", "blocked", "cancelled"] as const;
-export const ISSUE_PRIORITIES = ["urgent", "high", "medium", "low", "none"] as const;
 export const issueStatusSchema = z.enum(ISSUE_STATUSES);
 export const issuePrioritySchema = z.enum(ISSUE_PRIORITIES);
 
@@ -63,7 +62,7 @@ export const updateIssueBody = createIssueBody.extend({
 const oneOf = (values: readonly string[]) => `Comma-separated, any of: ${values.join(", ")}`;
 const ids = "Comma-separated ids";
 
-export const issueFiltersSchema = z.object({
+const issueFiltersSchema = z.object({
   status: csvFilter(issueStatusSchema).describe(oneOf(ISSUE_STATUSES)),
   priority: csvFilter(issuePrioritySchema).describe(oneOf(ISSUE_PRIORITIES)),
   assignee_type: csvFilter(actorTypeSchema).describe(oneOf(actorTypeSchema.options)),

@@ -1,3 +1,4 @@
+import type { Selectable } from "kysely";
 // Reading one issue, and creating, updating and deleting issues: each change in one transaction with its activity.
 
 import type { Actor } from "../../api/access.ts";
@@ -76,7 +77,7 @@ export async function createIssue(db: Db, workspaceId: string, body: CreateIssue
       .executeTakeFirst();
     if (!counter) throw notFound("Workspace");
     const at = now();
-    const row: IssuesTable = {
+    const row: Selectable<IssuesTable> = {
       id: newId(),
       workspace_id: workspaceId,
       project_id: body.project_id ?? null,

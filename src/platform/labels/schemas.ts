@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { title } from "../../api/fields.ts";
 
-export const DEFAULT_LABEL_COLOR = "#6B7280";
+const DEFAULT_LABEL_COLOR = "#6B7280";
 
 export const labelSchema = z
   .object({

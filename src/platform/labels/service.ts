@@ -11,7 +11,7 @@ import { conflict } from "../../http/errors.ts";
 import { changingIssueLists } from "../issues/list-version.ts";
 import { getIssue } from "../issues/service.ts";
 
-export type Label = LabelsTable;
+type Label = LabelsTable;
 
 const NAME_TAKEN = "A label with this name already exists in this workspace";
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
+import { MEMBER_ROLES } from "../../db/enums.ts";
 
-export const roleSchema = z.enum(["owner", "admin", "member"]);
+const roleSchema = z.enum(MEMBER_ROLES);
 
 export const memberSchema = z
   .object({

@@ -8,7 +8,7 @@ import { recordActivity } from "../../events/activity.ts";
 import { conflict, forbidden, notFound } from "../../http/errors.ts";
 import { emailKey } from "../accounts/users.ts";
 
-export interface Member {
+interface Member {
   id: string;
   workspace_id: string;
   user_id: string;
@@ -38,7 +38,7 @@ const toMember = ({ user_name, user_email, ...row }: MemberRow): Member => ({
   user: { id: row.user_id, name: user_name, email: user_email },
 });
 
-export async function getMember(db: Db, workspaceId: string, userId: string): Promise<Member> {
+async function getMember(db: Db, workspaceId: string, userId: string): Promise<Member> {
   const row = isId(userId)
     ? await memberQuery(db)
         .where("members.workspace_id", "=", workspaceId)

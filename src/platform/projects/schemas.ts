@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { actorTypeSchema, idField, text, title } from "../../api/fields.ts";
+import { PROJECT_STATUSES } from "../../db/enums.ts";
 
-export const PROJECT_STATUSES = ["planned", "in_progress", "paused", "completed", "cancelled"] as const;
 export const projectStatusSchema = z.enum(PROJECT_STATUSES);
 
 export const projectSchema = z

@@ -1,32 +1,26 @@
 import type { Actor } from "../../api/access.ts";
-import type { ActorType } from "../../api/fields.ts";
 import type { Page } from "../../api/pagination.ts";
 import { getInWorkspace, listInWorkspace } from "../../api/workspace-rows.ts";
 import { inWorkspace } from "../../api/workspace-transaction.ts";
 import { hasRole, type Role } from "../../auth/membership.ts";
+import { ISSUE_STATUSES } from "../../db/enums.ts";
 import type { Db } from "../../db/index.ts";
 import type { ProjectsTable } from "../../db/schema.ts";
 import { newId, now } from "../../db/values.ts";
 import { diffFields, recordActivity } from "../../events/activity.ts";
 import { forbidden } from "../../http/errors.ts";
 import { changingIssueLists } from "../issues/list-version.ts";
-import { ISSUE_STATUSES } from "../issues/schemas.ts";
 import { withNames } from "../names.ts";
 import { patchActorRef } from "../references.ts";
-import type { CreateProjectInput, PROJECT_STATUSES, UpdateProjectPatch } from "./schemas.ts";
+import type { CreateProjectInput, UpdateProjectPatch } from "./schemas.ts";
 
-export type Project = Omit<ProjectsTable, "status" | "lead_type"> & {
-  status: (typeof PROJECT_STATUSES)[number];
-  lead_type: ActorType | null;
-};
-
-const toProject = (row: ProjectsTable): Project => row as Project;
+type Project = ProjectsTable;
 
 export const getProject = async (db: Db, workspaceId: string, projectId: string): Promise<Project> =>
-  toProject(await getInWorkspace(db, "projects", workspaceId, projectId, "Project"));
+  getInWorkspace(db, "projects", workspaceId, projectId, "Project");
 
 export async function listProjects(db: Db, workspaceId: string, page: Page): Promise<Project[]> {
-  return (await listInWorkspace(db, "projects", workspaceId, page)).map(toProject);
+  return listInWorkspace(db, "projects", workspaceId, page);
 }
 
 export async function createProject(
@@ -69,7 +63,7 @@ export async function createProject(
       action: "project.created",
       details: { title: row.title },
     });
-    return toProject(row);
+    return row;
   });
 }
 

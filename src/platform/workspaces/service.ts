@@ -1,4 +1,4 @@
-import { sql } from "kysely";
+import { type Selectable, sql } from "kysely";
 import type { Actor } from "../../api/access.ts";
 import type { Db } from "../../db/index.ts";
 import { isPostgres, isUniqueViolation } from "../../db/index.ts";
@@ -9,20 +9,20 @@ import { notFound } from "../../http/errors.ts";
 import { changingIssueLists } from "../issues/list-version.ts";
 import { workHooks } from "../work-hooks.ts";
 
-export type Workspace = Omit<WorkspacesTable, "settings" | "issue_counter" | "issue_list_version"> & {
+type Workspace = Omit<Selectable<WorkspacesTable>, "settings" | "issue_counter" | "issue_list_version"> & {
   settings: Record<string, unknown>;
 };
 
-export const toWorkspace = ({
+const toWorkspace = ({
   issue_counter: _counter,
   issue_list_version: _version,
   ...row
-}: WorkspacesTable): Workspace => ({
+}: Selectable<WorkspacesTable>): Workspace => ({
   ...row,
   settings: fromJson(row.settings, {}),
 });
 
-export function slugify(name: string): string {
+function slugify(name: string): string {
   const slug = name
     .normalize("NFKD")
     .toLowerCase()
@@ -70,12 +70,12 @@ export async function createWorkspace(
         await lockSlug(trx, base);
         const slug = await freeSlug(trx, base);
         const at = now();
-        const row: WorkspacesTable = {
+        const row: Selectable<WorkspacesTable> = {
           id: newId(),
           name: input.name,
           slug,
           description: input.description ?? null,
-          settings: "{}",
+          settings: toJson({}),
           issue_prefix: "ISS",
           issue_counter: 0,
           issue_list_version: 0,

@@ -3,7 +3,7 @@
 import { type ReactNode, useEffect, useRef, useState } from "react";
 import { Dialog, ErrorLine } from "../components.tsx";
 
-export function ConfirmDialog(props: {
+function ConfirmDialog(props: {
   title: string;
   /** The button that does it, named as the action ("Revoke key"). */
   action: string;

@@ -37,7 +37,7 @@ const dayAndYear = new Intl.DateTimeFormat(undefined, { year: "numeric", month: 
 const startOfDay = (date: Date) => new Date(date.getFullYear(), date.getMonth(), date.getDate()).getTime();
 
 /** "just now", "5 min ago", "3 h ago" within the day; "yesterday, 9:14 PM"; else the local date. */
-export function relativeText(at: Date, now: Date): string {
+function relativeText(at: Date, now: Date): string {
   const seconds = Math.round((now.getTime() - at.getTime()) / 1000);
   if (seconds < 0) return `${dayAndYear.format(at)}, ${clockTime.format(at)}`;
   if (seconds < 60) return "just now";

@@ -15,7 +15,7 @@ export const SETTINGS_SECTIONS = [
   ["labels", "Labels"],
 ] as const;
 
-export type SettingsSection = (typeof SETTINGS_SECTIONS)[number][0];
+type SettingsSection = (typeof SETTINGS_SECTIONS)[number][0];
 
 const SECTIONS: Record<SettingsSection, () => React.ReactNode> = {
   members: Members,
