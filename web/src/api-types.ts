@@ -66,7 +66,6 @@ export type Runner = z.output<typeof runnerSchema>;
 export type Runtime = z.output<typeof runtimeSchema>;
 export type RunnerToken = z.output<typeof runnerTokenSchema>;
 export type CreatedRunnerToken = z.output<typeof createdRunnerTokenSchema>;
-export type { RuntimeKind };
 /** One choice of "Runs on": runtimes matching every field given (runtime_config.runtime.select). */
 export type RuntimeSelector = NonNullable<RuntimeConfig["runtime"]>["select"][number];
 
