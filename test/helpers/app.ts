@@ -53,7 +53,11 @@ export async function startAppOn(
     dialect,
     api: new ApiClient(url),
     close: async () => {
+      // A connection a test's client opened and left without a request (an aborted fetch) would hold the close for
+      // the keep-alive timeout: what is still connected once the server had two seconds to finish is cut.
+      const stragglers = setTimeout(() => app.server.closeAllConnections(), 2_000);
       await app.close();
+      clearTimeout(stragglers);
       await database.close();
     },
   };

@@ -69,6 +69,9 @@ describe.each(testDialects)("deletes meeting work in progress (%s)", (dialect) =
         AGENT_MODEL: "openai/test-model",
         TASK_RETRY_BASE_MS: "50",
         WEBHOOK_ALLOW_PRIVATE: "true",
+        // The owner opens a stream per workspace, 24 in a few seconds; a deleted workspace's stream ends at the next
+        // sweep (5 s), so some still count against the owner's cap.
+        MAX_STREAMS_PER_USER: "100",
       },
       logger: { level: "warn", stream },
       events: { webhooks: { sweepMs: 100, retryDelaysMs: [20, 20, 20], timeoutMs: 2_000 } },
