@@ -19,6 +19,7 @@ import { buildCore } from "./core.ts";
 import type { DatabaseHandle } from "./db/index.ts";
 import { AccessWatch } from "./events/access-watch.ts";
 import { type EventsTuning, eventsPlugin } from "./events/index.ts";
+import { openEventSignal } from "./events/signal.ts";
 import { clientError, frameworkError, registerErrorHandler } from "./http/errors.ts";
 import { jsonBodies } from "./http/json-body.ts";
 import { listensOnLoopbackOnly, originIsLoopback } from "./http/loopback.ts";
@@ -137,7 +138,11 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   const accessWatch = new AccessWatch();
   const openStreams = new OpenStreams(db, { maxPerUser: config.http.maxStreamsPerUser });
   app.addHook("onClose", async () => openStreams.close());
+  // One listener for the workspaces' events per process, heard by the streams, webhooks and autopilots alike.
+  const eventSignal = openEventSignal(dialect, config.databaseUrl, app.log);
+  app.addHook("onClose", async () => eventSignal.close());
   await app.register(eventsPlugin, {
+    signal: eventSignal,
     prefix: "/api/v1",
     db,
     dialect,
@@ -183,8 +188,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   await app.register(autopilotsPlugin, {
     prefix: "/api/v1",
     db,
-    dialect,
-    databaseUrl: config.databaseUrl,
+    signal: eventSignal,
     authenticator,
     settings: { maxFiresPerHour: config.autopilots.maxFiresPerHour },
   });

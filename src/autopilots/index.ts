@@ -4,8 +4,8 @@
 import type { FastifyInstance } from "fastify";
 import { requireWorkspaceAccess } from "../api/access.ts";
 import type { Authenticator } from "../auth/authenticator.ts";
-import type { Db, SqlDialect } from "../db/index.ts";
-import { openEventSignal } from "../events/signal.ts";
+import type { Db } from "../db/index.ts";
+import type { EventSignal } from "../events/signal.ts";
 import { EventTriggerConsumer } from "./event-triggers.ts";
 import type { FireSettings } from "./fire.ts";
 import { autopilotHookRoutes } from "./hook-routes.ts";
@@ -14,8 +14,8 @@ import { AutopilotScheduler } from "./scheduler.ts";
 
 export interface AutopilotsOptions {
   db: Db;
-  dialect: SqlDialect;
-  databaseUrl: string;
+  /** This process's listener for the workspaces' events (server.ts opens and closes it). */
+  signal: EventSignal;
   authenticator: Authenticator;
   settings: FireSettings;
   /** Backstop re-read of the outbox for event triggers without a hint (default 5 s). */
@@ -34,7 +34,7 @@ export async function autopilotsPlugin(app: FastifyInstance, options: Autopilots
   };
   const events = new EventTriggerConsumer(db, settings, logError);
   const sweep = () => void events.sweep().catch(logError);
-  const signal = openEventSignal(options.dialect, options.databaseUrl, app.log);
+  const { signal } = options;
   signal.onHint((workspaceId, _seq, event) => {
     if (!event || event.type.startsWith("autopilot.")) scheduler.wake();
     events.hint(workspaceId);
@@ -53,7 +53,6 @@ export async function autopilotsPlugin(app: FastifyInstance, options: Autopilots
     clearInterval(backstop);
     await scheduler.close();
     await events.idle();
-    await signal.close();
   });
 
   await app.register(

@@ -71,9 +71,13 @@ function withStatementCache(sqlite: KyselySqlite): KyselySqlite {
 function openPostgres(url: string, maxConnections: number): DatabaseHandle {
   const pool = new pg.Pool({ connectionString: url, max: maxConnections });
   const statementNames = new StatementNames();
-  // An idle client that loses its server must not crash the process; the next query reports the error.
+  // A client that loses its server must not crash the process, idle in the pool (the pool's "error") or held by a
+  // transaction between two queries (its own "error"): the next query reports the error, and the pool replaces it.
   pool.on("error", () => {});
-  pool.on("connect", (client) => withPreparedStatements(client, statementNames));
+  pool.on("connect", (client) => {
+    client.on("error", () => {});
+    withPreparedStatements(client, statementNames);
+  });
   const db = new KyselyWithCommitHooks<Database>({ dialect: new PostgresDialect({ pool }) });
   const location = url.replace(/\/\/([^:/@]+):[^@]*@/, "//$1:***@");
   return { db, dialect: "postgres", location, close: () => db.destroy() };

@@ -10,7 +10,7 @@ import { DEFAULT_MAX_UNREAD_BYTES } from "../http/sse.ts";
 import { systemResolver } from "../http/targets.ts";
 import type { AccessWatch } from "./access-watch.ts";
 import { eventRoutes, eventStreamRoute } from "./routes.ts";
-import { openEventSignal } from "./signal.ts";
+import type { EventSignal } from "./signal.ts";
 import { EventStreamHub } from "./stream.ts";
 import { TICKET_TTL_MS, TicketService } from "./tickets.ts";
 import {
@@ -46,6 +46,8 @@ interface EventsOptions {
   tuning?: EventsTuning;
   /** The cap on streams open per user. */
   openStreams: OpenStreams;
+  /** This process's listener for the workspaces' events (server.ts opens and closes it). */
+  signal: EventSignal;
   /** Given this plugin's stream hub, for the streams of other features that end when their viewer loses access. */
   accessWatch?: AccessWatch;
   /** Told when events are written to live streams, with the oldest one's creation time (metrics: delivery lag). */
@@ -73,7 +75,7 @@ export async function eventsPlugin(app: FastifyInstance, options: EventsOptions)
       app.log.error({ message: error instanceof Error ? error.message : String(error) }, "events: read failed");
   };
 
-  const signal = openEventSignal(dialect, options.databaseUrl, app.log);
+  const { signal } = options;
   const hub = new EventStreamHub(
     workDb,
     signal,
@@ -120,7 +122,6 @@ export async function eventsPlugin(app: FastifyInstance, options: EventsOptions)
   app.addHook("onClose", async () => {
     clearInterval(fanOutSweep);
     await deliverer.close();
-    await signal.close();
     await own?.close();
   });
 
