@@ -33,6 +33,8 @@ import type { IssuePageCache } from "./platform/issues/page-cache.ts";
 import { runtimesPlugin } from "./runtimes/index.ts";
 import { tasksWaitingForRuntime } from "./runtimes/waiting.ts";
 import type { ToolRegistry } from "./tools/registry.ts";
+import { usagePlugin } from "./usage/index.ts";
+import { PriceTable } from "./usage/prices.ts";
 import { VERSION } from "./version.ts";
 import { DEFAULT_DIST_DIR, webRoutes } from "./web/index.ts";
 import { workPlugin } from "./work/index.ts";
@@ -150,8 +152,10 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     version: VERSION,
     ...options.mcp,
   });
+  const prices = PriceTable.load(config.agent.modelPrices);
   await app.register(workPlugin, {
     db,
+    prices,
     databaseUrl: config.databaseUrl,
     authenticator,
     runtime,
@@ -162,7 +166,14 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     drain,
     waitingForRuntime: tasksWaitingForRuntime,
   });
-  await app.register(runtimesPlugin, { db, databaseUrl: config.databaseUrl, authenticator, settings: config.work });
+  await app.register(runtimesPlugin, {
+    db,
+    databaseUrl: config.databaseUrl,
+    authenticator,
+    settings: config.work,
+    prices,
+  });
+  await app.register(usagePlugin, { db, authenticator });
   await app.register(aguiRoutes, {
     db,
     authenticator,

@@ -172,7 +172,7 @@ export class AgentRuntime {
 
     const thread = await openThread(db, request.scope, request.threadId, agent.platform?.id ?? null);
     await appendMessages(db, thread, unseenMessages(thread, request.messages));
-    const usage: Required<Usage> = { inputTokens: 0, outputTokens: 0 };
+    const usage: Required<Usage> = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
     const calls = { serverTools, toolContext, request };
 
     if (request.resume) {
@@ -199,6 +199,8 @@ export class AgentRuntime {
       });
       usage.inputTokens += turn.usage?.inputTokens ?? 0;
       usage.outputTokens += turn.usage?.outputTokens ?? 0;
+      usage.cacheReadTokens += turn.usage?.cacheReadTokens ?? 0;
+      usage.cacheWriteTokens += turn.usage?.cacheWriteTokens ?? 0;
       if (turn.usage) sink.usage?.(turn.usage);
       for (const listener of this.turnListeners) listener(agent.model, turn.usage);
       const assistant: ThreadMessage = {

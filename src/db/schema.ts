@@ -26,6 +26,8 @@ export interface WorkspacesTable {
   issue_list_version: number;
   created_at: string;
   updated_at: string;
+  /** USD per calendar month (UTC); null: no limit. */
+  monthly_budget_usd: number | null;
 }
 
 export interface MembersTable {
@@ -124,6 +126,8 @@ export interface AgentsTable {
   updated_at: string;
   /** The selectors of `runtime_config.runtime` as JSON: null while the agent runs in-process. */
   runtime_select: string | null;
+  /** USD per calendar month (UTC); null: no limit. */
+  monthly_budget_usd: number | null;
 }
 
 export interface ActivityTable {
@@ -295,8 +299,13 @@ export interface RunsTable {
   issue_id: string;
   status: string;
   model: string;
+  /** Uncached input only; cached input is `cache_read_tokens`. */
   input_tokens: number;
   output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  /** Null while no price is known for the run's model. */
+  cost_usd: number | null;
   error: string | null;
   /** The newest comment of the issue the run has been shown. */
   comments_seen_until: string | null;
@@ -305,6 +314,20 @@ export interface RunsTable {
 }
 
 /** A run's AG-UI events in order; `data` is the event's JSON, `type` included. */
+/** The usage of the runs started on one UTC day (`YYYY-MM-DD`), per agent and model; written with each run's usage. */
+export interface UsageDailyTable {
+  workspace_id: string;
+  day: string;
+  agent_id: string;
+  model: string;
+  runs: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cost_usd: number;
+}
+
 export interface RunEventsTable {
   run_id: string;
   seq: number;
@@ -460,4 +483,5 @@ export interface Database {
   runners: RunnersTable;
   runtimes: RuntimesTable;
   runner_claims: RunnerClaimsTable;
+  usage_daily: UsageDailyTable;
 }

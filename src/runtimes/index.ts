@@ -6,6 +6,7 @@ import { requireWorkspaceAccess } from "../api/access.ts";
 import type { Authenticator } from "../auth/authenticator.ts";
 import type { Config } from "../config.ts";
 import type { Db } from "../db/index.ts";
+import type { PriceTable } from "../usage/prices.ts";
 import { recoverExpiredLeases } from "../work/leases.ts";
 import { openWorkSignals } from "../work/signals.ts";
 import { runtimeRoutes } from "./routes.ts";
@@ -18,6 +19,8 @@ export interface RuntimesOptions {
   databaseUrl: string;
   authenticator: Authenticator;
   settings: Config["work"];
+  /** Prices runner runs that report no cost of their own. */
+  prices: PriceTable;
 }
 
 /** Silent runners are looked for this often: a quarter of RUNNER_OFFLINE_MS, between 50 ms and 5 s. */
@@ -27,7 +30,7 @@ export async function runtimesPlugin(app: FastifyInstance, options: RuntimesOpti
   const { db, settings } = options;
   const signals = openWorkSignals(db, options.databaseUrl, app.log);
   await signals.ready;
-  const service = new RunnerService(db, signals, settings);
+  const service = new RunnerService(db, signals, settings, options.prices);
   const recoverLeases = () => recoverExpiredLeases(db, settings);
 
   await app.register(

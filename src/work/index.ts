@@ -11,6 +11,7 @@ import type { Db } from "../db/index.ts";
 import type { TargetPolicy } from "../http/targets.ts";
 import type { Drain } from "../ops/drain.ts";
 import type { ToolInvoker } from "../tools/invoker.ts";
+import type { PriceTable } from "../usage/prices.ts";
 import { workRoutes } from "./routes.ts";
 import { RunEventStreams } from "./run-stream.ts";
 import { openWorkSignals } from "./signals.ts";
@@ -31,6 +32,8 @@ export interface WorkOptions {
   mcpTargets: TargetPolicy;
   /** Which queued tasks wait for a runtime (runtimes/). */
   waitingForRuntime?: WaitingForRuntime;
+  /** Prices the runs' usage. */
+  prices: PriceTable;
   /** Draining (SIGTERM): the worker stops claiming; its runs go on until the server closes. */
   drain?: Drain;
 }
@@ -50,6 +53,7 @@ export async function workPlugin(app: FastifyInstance, options: WorkOptions): Pr
     mcpStdio: settings.mcpStdio,
     mcpTargets: options.mcpTargets,
     retryBaseMs: settings.retryBaseMs,
+    prices: options.prices,
     log: app.log,
   });
   const worker = new Worker(db, signals, runner, { ...settings, defaultModel: modelSettings.defaultModel }, app.log);

@@ -50,7 +50,13 @@ export const runSchema = z
     model: z.string(),
     started_at: z.string(),
     finished_at: z.string().nullable(),
-    usage: z.object({ input_tokens: z.number().int(), output_tokens: z.number().int() }),
+    usage: z.object({
+      input_tokens: z.number().int().describe("Uncached input"),
+      output_tokens: z.number().int(),
+      cache_read_tokens: z.number().int(),
+      cache_write_tokens: z.number().int(),
+      cost_usd: z.number().nullable().describe("Null when no price is known for the model"),
+    }),
     error: z.string().nullable(),
   })
   .meta({ id: "Run" });

@@ -10,6 +10,7 @@ import { type AgentRuntime, RunError, type RunResult, type ToolGate } from "../a
 import type { ThreadMessage } from "../agents/threads.ts";
 import type { Actor } from "../api/access.ts";
 import { type Db, databaseRefusal } from "../db/index.ts";
+import { fromJson } from "../db/values.ts";
 import { HttpError } from "../http/errors.ts";
 import type { TargetPolicy } from "../http/targets.ts";
 import { STDIO_OFF } from "../platform/agents/checks.ts";
@@ -20,6 +21,7 @@ import { type Issue, updateIssue } from "../platform/issues/service.ts";
 import { PLATFORM_TOOL_NAMES } from "../platform/tools.ts";
 import type { ToolInvoker } from "../tools/invoker.ts";
 import type { Tool } from "../tools/registry.ts";
+import { agentPrice, type PriceTable } from "../usage/prices.ts";
 import { decisionFor } from "./approvals.ts";
 import { buildTaskFrame, newComments } from "./frame.ts";
 import type { ClaimedTask } from "./leases.ts";
@@ -60,6 +62,8 @@ export interface TaskRunnerOptions {
   /** Where HTTP MCP servers may be (AGENT_MCP_ALLOW_PRIVATE): every request to one is checked and pinned. */
   mcpTargets: TargetPolicy;
   retryBaseMs: number;
+  /** Prices the runs' usage (an agent's `runtime_config.price` comes first). */
+  prices: PriceTable;
   log: TaskRunLog;
 }
 
@@ -82,7 +86,9 @@ export class TaskRunner {
   async run(claimed: ClaimedTask, owner: string, signal: AbortSignal): Promise<RunEnd> {
     const { db } = this.options;
     const startSeq = claimed.resumed ? await lastEventSeq(db, claimed.runId) : 0;
-    const recorder = new RunRecorder(db, claimed.runId, startSeq, this.options.log);
+    const model = claimed.agent.model || this.options.modelSettings.defaultModel;
+    const price = agentPrice(fromJson(claimed.agent.runtime_config, null)) ?? this.options.prices.priceOf(model);
+    const recorder = new RunRecorder(db, claimed.runId, startSeq, this.options.log, price);
     let mcp: McpToolset = NO_MCP_TOOLS;
     try {
       const agent = toAgent(claimed.agent);
@@ -157,7 +163,7 @@ export class TaskRunner {
       if (result.heldToolCalls.length > 0) {
         await recorder.settle();
         const paused = await pauseForApproval(db, claimed, owner, result.heldToolCalls, {
-          usage: recorder.usageTotals,
+          tally: recorder,
           commentsSeenUntil: seenUntil,
         });
         return Array.isArray(paused) ? { kind: "waiting" } : this.notOurs(paused, claimed, owner, recorder);

@@ -86,8 +86,24 @@ const runtimeBinding = z
  * Free-form settings, of which the agent runtime reads `mcp_servers` and `approval_required` (tool names, or "*"
  * for every tool) and runners read `runtime` (where it runs): those are checked, anything else is kept as it is. This is the stored shape, which runs parse.
  */
+/** The agent's own model price, USD per million tokens (over the price table's). */
+const perMillion = z.number().min(0).max(1_000_000);
+const modelPrice = z
+  .object({
+    input: perMillion,
+    output: perMillion,
+    cached_input: perMillion.optional(),
+    cache_write: perMillion.optional(),
+  })
+  .optional();
+
 export const runtimeConfigSchema = z
-  .object({ mcp_servers: mcpServerList(mcpServerSchema), approval_required: approvalRequired, runtime: runtimeBinding })
+  .object({
+    mcp_servers: mcpServerList(mcpServerSchema),
+    approval_required: approvalRequired,
+    runtime: runtimeBinding,
+    price: modelPrice,
+  })
   .catchall(z.unknown());
 
 /** An MCP server as a client sends it: `headers` and `env` are write-only (see secrets.ts). */
@@ -117,7 +133,12 @@ const mcpServerInput = z
 export type McpServerInput = z.infer<typeof mcpServerInput>;
 
 export const runtimeConfigInput = z
-  .object({ mcp_servers: mcpServerList(mcpServerInput), approval_required: approvalRequired, runtime: runtimeBinding })
+  .object({
+    mcp_servers: mcpServerList(mcpServerInput),
+    approval_required: approvalRequired,
+    runtime: runtimeBinding,
+    price: modelPrice,
+  })
   .catchall(z.unknown());
 export type RuntimeConfigInput = z.infer<typeof runtimeConfigInput>;
 

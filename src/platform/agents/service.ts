@@ -93,6 +93,7 @@ export async function createAgent(
     created_at: at,
     updated_at: at,
     runtime_select: runtimeSelectOf(runtimeConfig),
+    monthly_budget_usd: null,
   };
   await inWorkspace(db, workspaceId, async (trx) => {
     await requireActorInWorkspace(trx, workspaceId, owner.type, owner.id);

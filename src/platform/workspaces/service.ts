@@ -81,6 +81,7 @@ export async function createWorkspace(
           issue_list_version: 0,
           created_at: at,
           updated_at: at,
+          monthly_budget_usd: null,
         };
         await trx.insertInto("workspaces").values(row).execute();
         await trx
