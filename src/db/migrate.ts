@@ -12,6 +12,7 @@ import * as taskUrgency from "./migrations/0010_task_urgency.ts";
 import * as webhookFairness from "./migrations/0011_webhook_fairness.ts";
 import * as runtimes from "./migrations/0014_runtimes.ts";
 import * as usageBudgets from "./migrations/0017_usage_budgets.ts";
+import * as budgetAlerts from "./migrations/0018_budget_alerts.ts";
 
 // Listed here rather than read from disk so migrations work the same under tsx, a bundle or a test runner.
 // Migrations never change once landed: add a new numbered file instead.
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   "0011_webhook_fairness": webhookFairness,
   "0014_runtimes": runtimes,
   "0017_usage_budgets": usageBudgets,
+  "0018_budget_alerts": budgetAlerts,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

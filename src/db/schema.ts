@@ -484,4 +484,15 @@ export interface Database {
   runtimes: RuntimesTable;
   runner_claims: RunnerClaimsTable;
   usage_daily: UsageDailyTable;
+  budget_alerts: BudgetAlertsTable;
+}
+
+export interface BudgetAlertsTable {
+  workspace_id: string;
+  /** `workspace`, or the agent's id. */
+  scope: string;
+  /** `YYYY-MM`. */
+  month: string;
+  level: string;
+  created_at: string;
 }

@@ -49,4 +49,6 @@ export const EVENT_TYPES = [
   "runner_token.revoked",
   "runtime.online",
   "runtime.offline",
+  "budget.warning",
+  "budget.exceeded",
 ] as const;

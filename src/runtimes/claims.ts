@@ -2,10 +2,12 @@
 // urgent first then oldest, the agent's max_concurrent_tasks counted under its lock), only tasks of agents bound to
 // runtimes, each given to one of the runner's runtimes by the agent's pools (pools.ts) within that runtime's own
 // max_concurrent_tasks. Each claimed task gets a new run and a new task token (only its hash is kept).
+
 import { generateTaskToken } from "../auth/runner-credentials.ts";
 import { type Db, isPostgres } from "../db/index.ts";
 import type { AgentsTable, RunnersTable } from "../db/schema.ts";
 import { fromJson, now } from "../db/values.ts";
+import { withinBudgets } from "../usage/budgets.ts";
 import { agentWithRunningTasks, lockAgentWork } from "../work/agent-work-status.ts";
 import { LOCK_WITH_PARENTS, startTask } from "../work/leases.ts";
 import type { TaskRow } from "../work/queue.ts";
@@ -104,6 +106,7 @@ export async function claimForRunner(
       .where("tasks.workspace_id", "=", runner.workspace_id)
       .where("tasks.available_at", "<=", at)
       .where("agents.runtime_select", "is not", null)
+      .where(withinBudgets())
       .where((eb) => eb(eb.fn.coalesce("busy.count", eb.lit(0)), "<", eb.ref("agents.max_concurrent_tasks")))
       .orderBy("tasks.urgent", "desc")
       .orderBy("tasks.created_at")

@@ -1,6 +1,7 @@
 // Writing usage: a run's tokens and cost are added to the run and to the day's rollup (usage_daily) in the caller's
 // transaction, so reports and budget checks never disagree with the runs.
 import type { Db } from "../db/index.ts";
+import { alertBudgets } from "./budgets.ts";
 import type { TokenCounts } from "./prices.ts";
 
 /** `YYYY-MM-DD` of a stored timestamp (UTC). */
@@ -63,4 +64,5 @@ export async function addRunUsage(trx: Db, runId: string, counts: TokenCounts, c
   if (!run) return;
   const key = { workspace_id: run.workspace_id, day: dayOf(run.started_at), agent_id: run.agent_id, model: run.model };
   await addToRollup(trx, key, 0, counts, costUsd ?? 0);
+  if (costUsd !== null && costUsd > 0) await alertBudgets(trx, run.workspace_id, run.agent_id);
 }

@@ -7,6 +7,7 @@ import type { AgentsTable } from "../db/schema.ts";
 import { newId, now, timestampAt } from "../db/values.ts";
 import { appendEvent } from "../events/append.ts";
 import { changeAgentStatus } from "../platform/agents/service.ts";
+import { withinBudgets } from "../usage/budgets.ts";
 import { countNewRun } from "../usage/record.ts";
 import { agentWithRunningTasks, lockAgentWork, syncAgentStatus } from "./agent-work-status.ts";
 import type { TaskRow } from "./queue.ts";
@@ -78,6 +79,8 @@ export async function claimNextTask(db: Db, settings: ClaimSettings): Promise<Cl
       .where("tasks.available_at", "<=", at)
       // Agents bound to runtimes are the runners' (runtimes/claims.ts).
       .where("agents.runtime_select", "is", null)
+      // A task of an agent (or workspace) at its monthly budget waits (waiting_for: budget), not counted as tried.
+      .where(withinBudgets())
       .where((eb) => eb(eb.fn.coalesce("busy.count", eb.lit(0)), "<", eb.ref("agents.max_concurrent_tasks")))
       // The order of tasks_claim_order_idx: the next tasks are read from it without sorting the queue.
       .orderBy("tasks.urgent", "desc")

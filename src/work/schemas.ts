@@ -31,9 +31,12 @@ export const taskSchema = z
     error: z.string().nullable(),
     run_id: z.string().nullable().describe("The current, or last, run"),
     waiting_for: z
-      .enum(["runtime"])
+      .enum(["runtime", "budget"])
       .nullable()
-      .describe("`runtime`: queued for an agent bound to runtimes of which none is online (runtimes.md §3)"),
+      .describe(
+        "`runtime`: queued for an agent bound to runtimes of which none is online (runtimes.md §3); `budget`: its " +
+          "agent or workspace is at its monthly budget (control.md §2)",
+      ),
     created_at: z.string(),
     started_at: z.string().nullable(),
     finished_at: z.string().nullable(),

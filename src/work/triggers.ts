@@ -105,6 +105,8 @@ async function wakeReadersOfOpenRuns(trx: Db, column: "agent_id" | "workspace_id
   for (const run of open) await announce(trx, { kind: "run", runId: run.id });
 }
 
+const budgetChanged: WorkHooks["budgetChanged"] = (trx) => announce(trx, { kind: "tasks" });
+
 export const workTriggers: WorkHooks = {
   assigneeChanged,
   commentAdded,
@@ -112,6 +114,7 @@ export const workTriggers: WorkHooks = {
   issueDeleted,
   agentDeleted,
   workspaceDeleted,
+  budgetChanged,
 };
 
 /** The agents a comment names with `@name`; an address such as `ops@bot.example` names nobody. */

@@ -164,6 +164,7 @@ export type McpServerView = z.infer<typeof mcpServerView>;
 const runtimeConfigView = z.object({ mcp_servers: z.array(mcpServerView).optional() }).catchall(z.unknown());
 
 const maxConcurrentTasks = z.number().int().min(1).max(100);
+export const monthlyBudget = z.number().min(0).max(1_000_000_000);
 const ownerId = text(100).min(1);
 
 export const agentSchema = z
@@ -179,6 +180,7 @@ export const agentSchema = z
     runtime_mode: runtimeModeSchema,
     runtime_config: runtimeConfigView,
     max_concurrent_tasks: z.number().int(),
+    monthly_budget_usd: z.number().nullable().describe("USD per calendar month (UTC); null: no limit"),
     owner_type: actorTypeSchema.nullable(),
     owner_id: z.string().nullable(),
     /** Always null: PraisonAI's clients read it. */
@@ -204,6 +206,7 @@ export const createAgentBody = z
     runtime_mode: runtimeModeSchema.default("local"),
     runtime_config: runtimeConfigInput.nullable().default({}),
     max_concurrent_tasks: maxConcurrentTasks.default(1),
+    monthly_budget_usd: monthlyBudget.nullable().optional(),
     owner_type: actorTypeSchema.optional(),
     owner_id: ownerId.optional(),
   })
@@ -221,6 +224,7 @@ export const updateAgentBody = z
     runtime_mode: runtimeModeSchema.optional(),
     runtime_config: runtimeConfigInput.optional(),
     max_concurrent_tasks: maxConcurrentTasks.optional(),
+    monthly_budget_usd: monthlyBudget.nullable().optional(),
     owner_type: actorTypeSchema.nullable().optional(),
     owner_id: ownerId.nullable().optional(),
   })
