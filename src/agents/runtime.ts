@@ -49,6 +49,8 @@ export interface RunRequest {
   extraTools?: Tool[];
   /** Asked before each tool call runs; it may hold calls (approvals), which ends the run until it resumes. */
   gate?: ToolGate;
+  /** Awaited before every model call after the first; a throw ends the run there (a spent budget). */
+  beforeModelCall?: () => Promise<void>;
   /** The stored thread ends with held tool calls: settle them through the gate before the next model call. */
   resume?: boolean;
   /** False when the caller keeps the agent's status itself (the task worker, from the tasks table). */
@@ -187,6 +189,7 @@ export class AgentRuntime {
           `The agent stopped after ${settings.maxSteps} model calls without a final answer`,
         );
       }
+      if (step > 1) await request.beforeModelCall?.();
       const messageId = newId();
       const turn = await streamTurn(model, {
         system,

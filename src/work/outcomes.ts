@@ -236,12 +236,31 @@ export async function closeCancelledRun(db: Db, claimed: ClaimedTask, owner: str
   });
 }
 
+const SHUTDOWN = {
+  message: "The server shut down during the run; the task was queued again",
+  code: "interrupted",
+  reason: "shutdown",
+};
+
+/** A budget ran out mid-run: the task waits for budget as if never claimed. */
+export const BUDGET_SPENT = {
+  message: "The monthly budget ran out during the run; the task waits for budget",
+  code: "budget_exceeded",
+  reason: "budget",
+};
+
 /**
  * The process shuts down mid-run: the run ends (interrupted) and the task goes back to the queue at once, its attempt
  * not counted, for this or another process to run again.
  */
-export async function releaseTask(db: Db, claimed: ClaimedTask, owner: string, tally: RunTally) {
-  const message = "The server shut down during the run; the task was queued again";
+export async function releaseTask(
+  db: Db,
+  claimed: ClaimedTask,
+  owner: string,
+  tally: RunTally,
+  why: { message: string; code: string; reason: string } = SHUTDOWN,
+) {
+  const { message } = why;
   await db.transaction().execute(async (trx) => {
     if (!(await holdParents(trx, claimed))) return;
     const task = await heldTask(trx, claimed, owner);
@@ -265,10 +284,10 @@ export async function releaseTask(db: Db, claimed: ClaimedTask, owner: string, t
       .where("id", "=", claimed.runId)
       .execute();
     await addUsage(trx, claimed, tally);
-    await storeRunEvents(trx, claimed.runId, tally.lastSeq, [runErrorEvent(message, "interrupted")]);
+    await storeRunEvents(trx, claimed.runId, tally.lastSeq, [runErrorEvent(message, why.code)]);
     await syncAgentStatus(trx, { id: task.agent_id, workspaceId: task.workspace_id });
     await appendEvent(trx, runFinishedEvent(claimed, "failed", message));
-    await appendEvent(trx, taskEvent(task, "task.queued", { reason: "shutdown" }));
+    await appendEvent(trx, taskEvent(task, "task.queued", { reason: why.reason }));
     await announce(trx, { kind: "tasks" });
   });
 }

@@ -21,6 +21,7 @@ import { type Issue, updateIssue } from "../platform/issues/service.ts";
 import { PLATFORM_TOOL_NAMES } from "../platform/tools.ts";
 import type { ToolInvoker } from "../tools/invoker.ts";
 import type { Tool } from "../tools/registry.ts";
+import { exhaustedBudget } from "../usage/budgets.ts";
 import { agentPrice, type PriceTable } from "../usage/prices.ts";
 import { decisionFor } from "./approvals.ts";
 import { buildTaskFrame, newComments } from "./frame.ts";
@@ -28,6 +29,7 @@ import type { ClaimedTask } from "./leases.ts";
 import { checkedFetch } from "./mcp-fetch.ts";
 import { connectMcpServers, McpServerError, type McpToolset, NO_MCP_TOOLS } from "./mcp-tools.ts";
 import {
+  BUDGET_SPENT,
   closeCancelledRun,
   completeTask,
   type Failure,
@@ -38,6 +40,9 @@ import {
 } from "./outcomes.ts";
 import { lastEventSeq } from "./run-events.ts";
 import { type RecorderLog, RunRecorder } from "./run-recorder.ts";
+
+/** Thrown before a model call when the agent's or workspace's monthly budget is spent. */
+class BudgetSpent extends Error {}
 
 /** Why the worker stopped a run: a member cancelled the task, the server shuts down, or the lease was lost. */
 export type StopReason = "cancelled" | "shutdown" | "lost";
@@ -117,11 +122,20 @@ export class TaskRunner {
           managesAgentStatus: false,
           signal,
           sink: recorder,
+          beforeModelCall: async () => {
+            // What this claim spent so far is not in the rollup yet: it counts too.
+            const spent = await exhaustedBudget(db, agent.workspace_id, agent.id, recorder.costUsd ?? 0);
+            if (spent) throw new BudgetSpent();
+          },
         });
       return await this.work(claimed, owner, agent, turn, recorder);
     } catch (error) {
       if (signal.aborted) return this.stop(signal.reason as StopReason, claimed, owner, recorder);
       await recorder.settle();
+      if (error instanceof BudgetSpent) {
+        await releaseTask(db, claimed, owner, recorder, BUDGET_SPENT);
+        return { kind: "waiting" };
+      }
       const failure = this.describeFailure(error, claimed);
       const ended = await failTask(db, claimed, owner, failure, recorder, this.options.retryBaseMs);
       if (typeof ended === "object") return { kind: "retry", inMs: ended.retryInMs };

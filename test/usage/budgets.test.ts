@@ -68,6 +68,28 @@ describe.each(testDialects)("budgets (%s)", (dialect) => {
     expect((await budgetEvents()).filter((event) => event.data.agent_id === agent.id)).toHaveLength(2);
   });
 
+  it("a budget crossed mid-run stops the run before its next model call; the task waits, then runs again", async () => {
+    const agent = await createAgent(f, { name: "Mid-run", runtime_config: { price: PRICE }, monthly_budget_usd: 0.1 });
+    f.model.reply({ text: "Looking.", toolCalls: [{ name: "list_agents", arguments: {} }] });
+    const issue = await createIssue(f, { title: "Two calls", assignee_type: "agent", assignee_id: agent.id });
+    const waiting = await eventually(async () => {
+      const [task] = await tasksOf(f, issue.id);
+      return task?.waiting_for === "budget" ? task : undefined;
+    }, "the task waiting for budget after its first model call");
+    expect(waiting).toMatchObject({ status: "queued", attempt: 0 });
+    expect(f.model.requests).toHaveLength(1);
+    const run = (await f.api.get(`workspaces/${f.ws}/runs/${waiting.run_id}`, { token: f.member.token })).body;
+    expect(run).toMatchObject({ status: "failed", usage: { input_tokens: 11, cost_usd: expect.closeTo(0.11, 9) } });
+    expect(run.error).toMatch(/budget/);
+    const exceeded = (await budgetEvents()).filter(
+      (event) => event.data.agent_id === agent.id && event.type === "budget.exceeded",
+    );
+    expect(exceeded).toHaveLength(1);
+
+    await f.api.patch(`workspaces/${f.ws}/agents/${agent.id}`, { monthly_budget_usd: 5 }, { token: f.owner.token });
+    expect(await taskReaching(f, issue.id)).toMatchObject({ status: "succeeded", attempt: 1 });
+  });
+
   it("the workspace's budget holds every agent of it; only admins set it", async () => {
     const byMember = await f.api.patch(`workspaces/${f.ws}`, { monthly_budget_usd: 0 }, { token: f.member.token });
     expect(byMember.status).toBe(403);
