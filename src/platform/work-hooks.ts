@@ -35,7 +35,7 @@ export interface WorkHooks {
   /** The agent is being deleted. */
   agentDeleted(trx: Db, change: { agentId: string; actor: Actor }): Promise<void>;
   /** A monthly budget of the workspace or an agent changed: tasks waiting for budget may run now. */
-  budgetChanged(trx: Db): Promise<void>;
+  budgetChanged(trx: Db, change: { workspaceId: string; agentId?: string }): Promise<void>;
   /** The workspace is being deleted (its row locked: nothing new starts in it). */
   workspaceDeleted(trx: Db, change: { workspaceId: string }): Promise<void>;
 }

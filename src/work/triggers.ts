@@ -3,6 +3,7 @@
 // assignment.
 import type { Db } from "../db/index.ts";
 import type { Assignee, WorkHooks } from "../platform/work-hooks.ts";
+import { syncAgentStatus } from "./agent-work-status.ts";
 import { cancelOpenTasks, enqueueTask } from "./queue.ts";
 import { OPEN_TASK_STATUSES } from "./schemas.ts";
 import { announce } from "./signals.ts";
@@ -105,7 +106,18 @@ async function wakeReadersOfOpenRuns(trx: Db, column: "agent_id" | "workspace_id
   for (const run of open) await announce(trx, { kind: "run", runId: run.id });
 }
 
-const budgetChanged: WorkHooks["budgetChanged"] = (trx) => announce(trx, { kind: "tasks" });
+/** A budget changed: idle agents may be blocked now, blocked ones free, and tasks waiting for budget claimable. */
+const budgetChanged: WorkHooks["budgetChanged"] = async (trx, { workspaceId, agentId }) => {
+  const agents = await trx
+    .selectFrom("agents")
+    .select("id")
+    .where("workspace_id", "=", workspaceId)
+    .$if(agentId !== undefined, (query) => query.where("id", "=", agentId!))
+    .where("status", "in", ["idle", "blocked"])
+    .execute();
+  for (const agent of agents) await syncAgentStatus(trx, { id: agent.id, workspaceId });
+  await announce(trx, { kind: "tasks" });
+};
 
 export const workTriggers: WorkHooks = {
   assigneeChanged,

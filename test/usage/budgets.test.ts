@@ -46,6 +46,8 @@ describe.each(testDialects)("budgets (%s)", (dialect) => {
     expect((await taskReaching(f, second.id)).status).toBe("succeeded");
     const spent = (await budgetEvents()).filter((event) => event.data.agent_id === agent.id);
     expect(spent.map((event) => event.type).sort()).toEqual(["budget.exceeded", "budget.warning"]);
+    const blocked = await f.api.get(`workspaces/${f.ws}/agents/${agent.id}`, { token: f.member.token });
+    expect(blocked.body.status).toBe("blocked");
 
     const third = await createIssue(f, { title: "Third", assignee_type: "agent", assignee_id: agent.id });
     const waiting = await eventually(async () => {
@@ -61,9 +63,12 @@ describe.each(testDialects)("budgets (%s)", (dialect) => {
       { token: f.owner.token },
     );
     expect(raised.status).toBe(200);
+    expect(raised.body.monthly_budget_usd).toBe(10);
     const done = await taskReaching(f, third.id);
     expect(done).toMatchObject({ status: "succeeded", attempt: 1, waiting_for: null });
     expect(f.model.requests.length).toBe(requestsBefore + 1);
+    const freed = await f.api.get(`workspaces/${f.ws}/agents/${agent.id}`, { token: f.member.token });
+    expect(freed.body.status).toBe("idle");
     // No new alert for the raised budget's month below its 80 %.
     expect((await budgetEvents()).filter((event) => event.data.agent_id === agent.id)).toHaveLength(2);
   });

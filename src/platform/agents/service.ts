@@ -176,7 +176,7 @@ export async function updateAgent(
       })
       .where("id", "=", agentId)
       .execute();
-    if (changes.monthly_budget_usd) await workHooks().budgetChanged(trx);
+    if (changes.monthly_budget_usd) await workHooks().budgetChanged(trx, { workspaceId: by.workspaceId, agentId });
     await recordActivity(trx, {
       workspaceId: by.workspaceId,
       entityType: "agent",

@@ -160,7 +160,7 @@ export async function updateWorkspace(
       })
       .where("id", "=", workspaceId)
       .execute();
-    if (changes.monthly_budget_usd) await workHooks().budgetChanged(trx);
+    if (changes.monthly_budget_usd) await workHooks().budgetChanged(trx, { workspaceId });
     await recordActivity(trx, {
       workspaceId,
       entityType: "workspace",
