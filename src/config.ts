@@ -129,6 +129,8 @@ const settingsSchema = z.object({
         .default("openai/gpt-4o-mini"),
     ),
     defaultInstructions: fromEnv("AGENT_INSTRUCTIONS", text("You are a helpful assistant.")),
+    /** A JSON file of model prices over the built-in ones (src/usage/prices.ts). */
+    modelPrices: fromEnv("MODEL_PRICES", z.string().optional()),
     openaiApiKey: fromEnv("OPENAI_API_KEY", z.string().optional()),
     openaiBaseUrl: fromEnv("OPENAI_BASE_URL", httpUrl().optional()),
     ollamaBaseUrl: fromEnv("OLLAMA_BASE_URL", httpUrl().default("http://127.0.0.1:11434/v1")),

@@ -38,6 +38,8 @@ import { runtimesPlugin } from "./runtimes/index.ts";
 import { tasksWaitingForRuntime } from "./runtimes/waiting.ts";
 import { skillsPlugin } from "./skills/index.ts";
 import type { ToolRegistry } from "./tools/registry.ts";
+import { usagePlugin } from "./usage/index.ts";
+import { PriceTable } from "./usage/prices.ts";
 import { VERSION } from "./version.ts";
 import { DEFAULT_DIST_DIR, webRoutes } from "./web/index.ts";
 import { workPlugin } from "./work/index.ts";
@@ -170,8 +172,10 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   const workSignals = openWorkSignals(db, config.databaseUrl, app.log);
   await workSignals.ready;
   app.addHook("onClose", async () => workSignals.close());
+  const prices = PriceTable.load(config.agent.modelPrices);
   await app.register(workPlugin, {
     db,
+    prices,
     signals: workSignals,
     authenticator,
     runtime,
@@ -184,7 +188,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     accessWatch,
     openStreams,
   });
-  await app.register(runtimesPlugin, { db, signals: workSignals, authenticator, settings: config.work });
+  await app.register(runtimesPlugin, { db, signals: workSignals, authenticator, settings: config.work, prices });
   await app.register(autopilotsPlugin, {
     prefix: "/api/v1",
     db,
@@ -193,6 +197,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     settings: { maxFiresPerHour: config.autopilots.maxFiresPerHour },
   });
   await app.register(skillsPlugin, { db, authenticator });
+  await app.register(usagePlugin, { db, authenticator });
   await app.register(aguiRoutes, {
     db,
     authenticator,

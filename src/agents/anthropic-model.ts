@@ -69,11 +69,24 @@ export class AnthropicModel implements ModelClient {
               yield { type: "tool_start", id: event.content_block.id, name: event.content_block.name };
             }
             break;
-          case "message_start":
-            usage.inputTokens = event.message.usage.input_tokens;
+          case "message_start": {
+            // Anthropic counts cached input apart from input_tokens.
+            const start = event.message.usage;
+            usage.inputTokens = start.input_tokens;
+            usage.cacheReadTokens = start.cache_read_input_tokens ?? 0;
+            usage.cacheWriteTokens = start.cache_creation_input_tokens ?? 0;
             break;
+          }
           case "message_delta":
+            // Cumulative counts: the final ones win.
             usage.outputTokens = event.usage.output_tokens;
+            if (typeof event.usage.input_tokens === "number") usage.inputTokens = event.usage.input_tokens;
+            if (typeof event.usage.cache_read_input_tokens === "number") {
+              usage.cacheReadTokens = event.usage.cache_read_input_tokens;
+            }
+            if (typeof event.usage.cache_creation_input_tokens === "number") {
+              usage.cacheWriteTokens = event.usage.cache_creation_input_tokens;
+            }
             if (event.delta.stop_reason) finishReason = event.delta.stop_reason;
             break;
         }

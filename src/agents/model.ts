@@ -20,9 +20,15 @@ export interface ToolSpec {
   parameters: Record<string, unknown>;
 }
 
+/** What one model request used, as the provider reported it. */
 export interface Usage {
+  /** Uncached input only. */
   inputTokens?: number;
   outputTokens?: number;
+  /** Input read from the provider's prompt cache. */
+  cacheReadTokens?: number;
+  /** Input written to the prompt cache (Anthropic). */
+  cacheWriteTokens?: number;
 }
 
 export type ModelEvent =

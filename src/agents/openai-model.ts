@@ -122,7 +122,13 @@ class ChunkEvents implements AsyncIterator<ModelEvent> {
       if (choice.finish_reason) this.finishReason = choice.finish_reason;
     }
     if (chunk.usage) {
-      this.usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens };
+      // OpenAI counts cached input inside prompt_tokens.
+      const cached = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0;
+      this.usage = {
+        inputTokens: chunk.usage.prompt_tokens - cached,
+        outputTokens: chunk.usage.completion_tokens,
+        cacheReadTokens: cached,
+      };
     }
   }
 }

@@ -54,6 +54,8 @@ interface RunRequest {
    * which ends the run until it resumes. Without, every run of the agent refuses them (approval-gate.ts).
    */
   approvals?: ApprovalDecisions;
+  /** Awaited before every model call after the first; a throw ends the run there (a spent budget). */
+  beforeModelCall?: () => Promise<void>;
   /** The stored thread ends with held tool calls: settle them through the gate before the next model call. */
   resume?: boolean;
   /** False when the caller keeps the agent's status itself (the task worker, from the tasks table). */
@@ -184,7 +186,7 @@ export class AgentRuntime {
 
     const thread = await openThread(db, request.scope, request.threadId, agent.platform?.id ?? null);
     await appendMessages(db, thread, unseenMessages(thread, request.messages));
-    const usage: Required<Usage> = { inputTokens: 0, outputTokens: 0 };
+    const usage: Required<Usage> = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
     const gate = agent.platform ? approvalGate(agent.platform, request.approvals) : undefined;
     const calls = { serverTools, toolContext, request, gate };
 
@@ -200,6 +202,7 @@ export class AgentRuntime {
           `The agent stopped after ${settings.maxSteps} model calls without a final answer`,
         );
       }
+      if (step > 1) await request.beforeModelCall?.();
       const messageId = newId();
       const turn = await streamTurn(model, {
         system,
@@ -212,6 +215,8 @@ export class AgentRuntime {
       });
       usage.inputTokens += turn.usage?.inputTokens ?? 0;
       usage.outputTokens += turn.usage?.outputTokens ?? 0;
+      usage.cacheReadTokens += turn.usage?.cacheReadTokens ?? 0;
+      usage.cacheWriteTokens += turn.usage?.cacheWriteTokens ?? 0;
       if (turn.usage) sink.usage?.(turn.usage);
       for (const listener of this.turnListeners) listener(agent.model, turn.usage);
       const assistant: ThreadMessage = {

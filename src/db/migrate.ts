@@ -15,6 +15,8 @@ import * as openStreams from "./migrations/0013_open_streams.ts";
 import * as runtimes from "./migrations/0014_runtimes.ts";
 import * as autopilots from "./migrations/0015_autopilots.ts";
 import * as skills from "./migrations/0016_skills.ts";
+import * as usageBudgets from "./migrations/0017_usage_budgets.ts";
+import * as budgetAlerts from "./migrations/0018_budget_alerts.ts";
 
 // Listed here rather than read from disk so migrations work the same under tsx, a bundle or a test runner.
 // Migrations never change once landed: add a new numbered file instead.
@@ -34,6 +36,8 @@ const migrations: Record<string, Migration> = {
   "0014_runtimes": runtimes,
   "0015_autopilots": autopilots,
   "0016_skills": skills,
+  "0017_usage_budgets": usageBudgets,
+  "0018_budget_alerts": budgetAlerts,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

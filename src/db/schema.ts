@@ -51,6 +51,8 @@ export interface WorkspacesTable {
   issue_list_version: Generated<number>;
   created_at: string;
   updated_at: string;
+  /** USD per calendar month (UTC); null: no limit. */
+  monthly_budget_usd: number | null;
 }
 
 export interface MembersTable {
@@ -150,6 +152,8 @@ export interface AgentsTable {
   updated_at: string;
   /** The selectors of `runtime_config.runtime` as JSON: null while the agent runs in-process. */
   runtime_select: string | null;
+  /** USD per calendar month (UTC); null: no limit. */
+  monthly_budget_usd: number | null;
 }
 
 /** A change as the activity feed shows it; `action` is its event type (an open string, as in `events`). */
@@ -329,13 +333,32 @@ export interface RunsTable {
   issue_id: string;
   status: RunStatus;
   model: string;
+  /** Uncached input only; cached input is `cache_read_tokens`. */
   input_tokens: Generated<number>;
   output_tokens: Generated<number>;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  /** Null while no price is known for the run's model. */
+  cost_usd: number | null;
   error: string | null;
   /** The newest comment of the issue the run has been shown. */
   comments_seen_until: string | null;
   started_at: string;
   finished_at: string | null;
+}
+
+/** The usage of the runs started on one UTC day (`YYYY-MM-DD`), per agent and model; written with each run's usage. */
+export interface UsageDailyTable {
+  workspace_id: string;
+  day: string;
+  agent_id: string;
+  model: string;
+  runs: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cost_usd: number;
 }
 
 /** A run's AG-UI events in order; `data` is the event's JSON, `type` included. */
@@ -588,4 +611,16 @@ export interface Database {
   skills: SkillsTable;
   skill_files: SkillFilesTable;
   agent_skills: AgentSkillsTable;
+  usage_daily: UsageDailyTable;
+  budget_alerts: BudgetAlertsTable;
+}
+
+export interface BudgetAlertsTable {
+  workspace_id: string;
+  /** `workspace`, or the agent's id. */
+  scope: string;
+  /** `YYYY-MM`. */
+  month: string;
+  level: string;
+  created_at: string;
 }

@@ -60,4 +60,6 @@ export const EVENT_TYPES = [
   "autopilot.fired",
   "autopilot.skipped",
   "autopilot.paused",
+  "budget.warning",
+  "budget.exceeded",
 ] as const;

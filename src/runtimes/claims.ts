@@ -7,6 +7,7 @@ import { generateTaskToken } from "../auth/runner-credentials.ts";
 import { type Db, isPostgres } from "../db/index.ts";
 import type { AgentsTable, RunnersTable } from "../db/schema.ts";
 import { fromJson, now } from "../db/values.ts";
+import { withinBudgets } from "../usage/budgets.ts";
 import { agentWithRunningTasks, lockAgentWork } from "../work/agent-work-status.ts";
 import { LOCK_WITH_PARENTS, startTask } from "../work/leases.ts";
 import type { TaskRow } from "../work/queue.ts";
@@ -105,6 +106,7 @@ export async function claimForRunner(
       .where("tasks.workspace_id", "=", runner.workspace_id)
       .where("tasks.available_at", "<=", at)
       .where("agents.runtime_select", "is not", null)
+      .where(withinBudgets())
       .where((eb) => eb(eb.fn.coalesce("busy.count", eb.lit(0)), "<", eb.ref("agents.max_concurrent_tasks")))
       .orderBy("tasks.urgent", "desc")
       .orderBy("tasks.created_at")

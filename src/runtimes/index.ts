@@ -6,6 +6,7 @@ import { requireWorkspaceAccess } from "../api/access.ts";
 import type { Authenticator } from "../auth/authenticator.ts";
 import type { Config } from "../config.ts";
 import type { Db } from "../db/index.ts";
+import type { PriceTable } from "../usage/prices.ts";
 import { recoverExpiredLeases } from "../work/leases.ts";
 import type { WorkSignals } from "../work/signals.ts";
 import { runtimeRoutes } from "./routes.ts";
@@ -19,6 +20,8 @@ export interface RuntimesOptions {
   signals: WorkSignals;
   authenticator: Authenticator;
   settings: Config["work"];
+  /** Prices runner runs that report no cost of their own. */
+  prices: PriceTable;
 }
 
 /** Silent runners are looked for this often: a quarter of RUNNER_OFFLINE_MS, between 50 ms and 5 s. */
@@ -26,7 +29,7 @@ const sweepEveryMs = (offlineMs: number) => Math.min(Math.max(offlineMs / 4, 50)
 
 export async function runtimesPlugin(app: FastifyInstance, options: RuntimesOptions): Promise<void> {
   const { db, settings, signals } = options;
-  const service = new RunnerService(db, signals, settings);
+  const service = new RunnerService(db, signals, settings, options.prices);
   const recoverLeases = () => recoverExpiredLeases(db, settings);
 
   await app.register(

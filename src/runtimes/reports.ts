@@ -10,6 +10,7 @@ import { isId, now, timestampAt } from "../db/values.ts";
 import { appendEvent } from "../events/append.ts";
 import { conflict, invalid } from "../http/errors.ts";
 import { addComment } from "../platform/comments/service.ts";
+import { NO_TOKENS, type PriceTable } from "../usage/prices.ts";
 import { syncAgentStatus } from "../work/agent-work-status.ts";
 import type { ClaimedTask } from "../work/leases.ts";
 import { failTask } from "../work/outcomes.ts";
@@ -19,6 +20,7 @@ import { announce } from "../work/signals.ts";
 import { closeCancelledRun } from "./held-tasks.ts";
 import { leaseOwnerOf } from "./runners.ts";
 import type { CompleteInput, FailInput, RunnerEventInput } from "./schemas.ts";
+import { addRunnerUsage } from "./usage.ts";
 
 const NOT_HELD = "This runner does not hold the task (it ended, was cancelled, or its lease was lost)";
 
@@ -162,7 +164,13 @@ class NotHeld extends Error {}
  * commented itself. A trigger folded in while the CLI ran (a new comment) queues the next task, which resumes the
  * session.
  */
-export async function completeRunnerTask(db: Db, runner: RunnersTable, taskId: string, input: CompleteInput) {
+export async function completeRunnerTask(
+  db: Db,
+  runner: RunnersTable,
+  taskId: string,
+  input: CompleteInput,
+  prices: PriceTable,
+) {
   const found = await standing(db, runner, taskId);
   if (typeof found === "object" && "ended" in found && found.ended === "succeeded") return;
   if (!(typeof found === "object" && "held" in found)) throw conflict(NOT_HELD);
@@ -210,14 +218,10 @@ export async function completeRunnerTask(db: Db, runner: RunnersTable, taskId: s
         .execute();
       await trx
         .updateTable("runs")
-        .set({
-          status: "succeeded",
-          finished_at: at,
-          input_tokens: input.usage?.input_tokens ?? 0,
-          output_tokens: input.usage?.output_tokens ?? 0,
-        })
+        .set({ status: "succeeded", finished_at: at })
         .where("id", "=", claim.run_id)
         .execute();
+      await addRunnerUsage(trx, claim.run_id, input.usage, prices);
       const finished: RunEvent = { type: "RUN_FINISHED", threadId: task.id, runId: claim.run_id };
       if (input.branch !== undefined || input.usage?.cost_usd !== undefined) {
         finished.result = {
@@ -295,7 +299,8 @@ export async function failRunnerTask(
     moreQueued: false,
   };
   const tally = {
-    usageTotals: { inputTokens: 0, outputTokens: 0 },
+    usageTotals: NO_TOKENS,
+    costUsd: null,
     lastSeq: await lastEventSeq(db, claim.run_id),
   };
   const ended = await failTask(

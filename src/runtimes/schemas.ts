@@ -126,6 +126,8 @@ export const completeBody = runnerCall.extend({
     .object({
       input_tokens: z.number().int().min(0).default(0),
       output_tokens: z.number().int().min(0).default(0),
+      cache_read_tokens: z.number().int().min(0).default(0),
+      cache_write_tokens: z.number().int().min(0).default(0),
       cost_usd: z.number().min(0).optional(),
     })
     .optional(),

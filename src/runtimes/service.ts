@@ -3,6 +3,7 @@ import { MESSAGES, type RunnerCredential } from "../auth/authenticator.ts";
 import type { Db } from "../db/index.ts";
 import { timestampAt } from "../db/values.ts";
 import { unauthorized } from "../http/errors.ts";
+import type { PriceTable } from "../usage/prices.ts";
 import type { WorkSignals } from "../work/signals.ts";
 import { type Assignment, buildAssignment, type PlatformUrls } from "./assignment.ts";
 import { claimForRunner } from "./claims.ts";
@@ -26,6 +27,7 @@ export class RunnerService {
     readonly db: Db,
     signals: WorkSignals,
     readonly settings: RunnerSettings,
+    private readonly prices: PriceTable,
   ) {
     this.polls = new LongPolls(db, signals);
   }
@@ -92,7 +94,7 @@ export class RunnerService {
 
   async complete(credential: RunnerCredential, taskId: string, input: CompleteInput): Promise<void> {
     const runner = await seeRunner(this.db, credential.workspaceId, input.runner_id);
-    await completeRunnerTask(this.db, runner, taskId, input);
+    await completeRunnerTask(this.db, runner, taskId, input, this.prices);
   }
 
   async fail(credential: RunnerCredential, taskId: string, input: FailInput): Promise<void> {

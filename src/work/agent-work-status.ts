@@ -7,6 +7,7 @@ import { sql } from "kysely";
 import { type Db, isPostgres } from "../db/index.ts";
 import { now } from "../db/values.ts";
 import { changeAgentStatus } from "../platform/agents/service.ts";
+import { exhaustedBudget } from "../usage/budgets.ts";
 
 /** Held until the transaction ends; take it after any task-row lock the transaction needs (one lock order). */
 export async function lockAgentWork(trx: Db, agentId: string): Promise<void> {
@@ -40,7 +41,7 @@ async function busyCount(trx: Db, agentId: string): Promise<number> {
   return Number(rows[0]?.busy ?? 0);
 }
 
-/** Inside `trx`: sets the agent's status from its running tasks, as the agent itself (so activity says so). */
+/** Inside `trx`: sets the agent's status from its running tasks and its budget, as the agent itself (so activity says so). */
 export async function syncAgentStatus(
   trx: Db,
   agent: { id: string; workspaceId: string },
@@ -48,6 +49,13 @@ export async function syncAgentStatus(
 ): Promise<void> {
   await lockAgentWork(trx, agent.id);
   const running = await busyCount(trx, agent.id);
-  const status = running > 0 ? "working" : failedFinally ? "error" : "idle";
+  const status =
+    running > 0
+      ? "working"
+      : failedFinally
+        ? "error"
+        : (await exhaustedBudget(trx, agent.workspaceId, agent.id))
+          ? "blocked"
+          : "idle";
   await changeAgentStatus(trx, agent.workspaceId, agent.id, status, { type: "agent", id: agent.id });
 }

@@ -13,6 +13,7 @@ import type { OpenStreams } from "../http/open-streams.ts";
 import type { TargetPolicy } from "../http/targets.ts";
 import type { Drain } from "../ops/drain.ts";
 import type { ToolInvoker } from "../tools/invoker.ts";
+import type { PriceTable } from "../usage/prices.ts";
 import { workRoutes } from "./routes.ts";
 import { RunEventStreams } from "./run-stream.ts";
 import type { WorkSignals } from "./signals.ts";
@@ -33,6 +34,8 @@ interface WorkOptions {
   signals: WorkSignals;
   /** Which queued tasks wait for a runtime (runtimes/). */
   waitingForRuntime?: WaitingForRuntime;
+  /** Prices the runs' usage. */
+  prices: PriceTable;
   /** Draining (SIGTERM): the worker stops claiming; its runs go on until the server closes. */
   drain?: Drain;
   /** Ends a run stream whose viewer loses access to the workspace. */
@@ -54,6 +57,7 @@ export async function workPlugin(app: FastifyInstance, options: WorkOptions): Pr
     mcpStdio: settings.mcpStdio,
     mcpTargets: options.mcpTargets,
     retryBaseMs: settings.retryBaseMs,
+    prices: options.prices,
     log: app.log,
   });
   const worker = new Worker(db, signals, runner, { ...settings, defaultModel: modelSettings.defaultModel }, app.log);

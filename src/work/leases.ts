@@ -7,6 +7,8 @@ import type { AgentsTable } from "../db/schema.ts";
 import { newId, now, timestampAt } from "../db/values.ts";
 import { appendEvent } from "../events/append.ts";
 import { changeAgentStatus } from "../platform/agents/service.ts";
+import { withinBudgets } from "../usage/budgets.ts";
+import { countNewRun } from "../usage/record.ts";
 import { agentWithRunningTasks, lockAgentWork, syncAgentStatus } from "./agent-work-status.ts";
 import type { TaskRow } from "./queue.ts";
 import { appendRunEvents, runErrorEvent, storeRunEvents } from "./run-events.ts";
@@ -77,6 +79,8 @@ export async function claimNextTask(db: Db, settings: ClaimSettings): Promise<Cl
       .where("tasks.available_at", "<=", at)
       // Agents bound to runtimes are the runners' (runtimes/claims.ts).
       .where("agents.runtime_select", "is", null)
+      // A task of an agent (or workspace) at its monthly budget waits (waiting_for: budget), not counted as tried.
+      .where(withinBudgets())
       .where((eb) => eb(eb.fn.coalesce("busy.count", eb.lit(0)), "<", eb.ref("agents.max_concurrent_tasks")))
       // The order of tasks_claim_order_idx: the next tasks are read from it without sorting the queue.
       .orderBy("tasks.urgent", "desc")
@@ -153,12 +157,16 @@ export async function startTask(
         model,
         input_tokens: 0,
         output_tokens: 0,
+        cache_read_tokens: 0,
+        cache_write_tokens: 0,
+        cost_usd: null,
         error: null,
         comments_seen_until: null,
         started_at: at,
         finished_at: null,
       })
       .execute();
+    await countNewRun(trx, { workspaceId: task.workspace_id, agentId: task.agent_id, model, startedAt: at });
     // A runner's run is written by the runner's reports: its start is stored here, its events after it.
     if (runner) await storeRunEvents(trx, runId, 0, [{ type: "RUN_STARTED", threadId: task.id, runId }]);
   } else {

@@ -1,12 +1,14 @@
 // How a claimed task's run ends, each in one transaction that only applies while this process still holds the task's
 // lease: succeeded, failed (retried with backoff while attempts remain), waiting for approvals, stopped by a
 // cancellation, or handed back at shutdown. The agent's status follows in the same transaction.
-import type { ToolCallRecord, Usage } from "../agents/model.ts";
+import type { ToolCallRecord } from "../agents/model.ts";
 import { type Db, isPostgres } from "../db/index.ts";
 import { holdWorkspace } from "../db/lock-order.ts";
 import { newId, now, timestampAt, toJson } from "../db/values.ts";
 import { appendEvent } from "../events/append.ts";
 import type { EventType } from "../events/types.ts";
+import type { TokenCounts } from "../usage/prices.ts";
+import { addRunUsage } from "../usage/record.ts";
 import { syncAgentStatus } from "./agent-work-status.ts";
 import { toApproval } from "./approvals.ts";
 import { type ClaimedTask, retryDelayMs } from "./leases.ts";
@@ -17,16 +19,18 @@ import { announce } from "./signals.ts";
 /** Why an ending did not apply: the task was cancelled, or another process took it over (lease lost). */
 export type NotOurs = "cancelled" | "lost" | "more_input";
 
-/** What the run's recorder knows at its end: the usage so far and the number of its last stored event. */
-interface RunTally {
-  readonly usageTotals: Required<Usage>;
+/**
+ * What the run's recorder knows at its end: what this claim of the run used (a resumed run adds to what it used
+ * before), its cost (null: no price known) and the number of its last stored event.
+ */
+export interface RunTally {
+  readonly usageTotals: TokenCounts;
+  readonly costUsd: number | null;
   readonly lastSeq: number;
 }
 
-const usageColumns = ({ usageTotals }: RunTally) => ({
-  input_tokens: usageTotals.inputTokens,
-  output_tokens: usageTotals.outputTokens,
-});
+const addUsage = (trx: Db, claimed: ClaimedTask, tally: RunTally) =>
+  addRunUsage(trx, claimed.runId, tally.usageTotals, tally.costUsd);
 
 /**
  * First in each ending's transaction: the task's workspace and agent (db/lock-order.ts), so that their deletion and
@@ -137,11 +141,8 @@ async function succeed(
     const why = await heldTask(trx, claimed, owner);
     throw new NotOursAnymore(typeof why === "string" ? why : "more_input");
   }
-  await trx
-    .updateTable("runs")
-    .set({ status: "succeeded", finished_at: at, ...usageColumns(tally) })
-    .where("id", "=", claimed.runId)
-    .execute();
+  await trx.updateTable("runs").set({ status: "succeeded", finished_at: at }).where("id", "=", claimed.runId).execute();
+  await addUsage(trx, claimed, tally);
   const finished = { type: "RUN_FINISHED", threadId: task.id, runId: claimed.runId };
   await storeRunEvents(trx, claimed.runId, tally.lastSeq, [finished]);
   await syncAgentStatus(trx, { id: task.agent_id, workspaceId: task.workspace_id });
@@ -190,9 +191,10 @@ export async function failTask(
       .execute();
     await trx
       .updateTable("runs")
-      .set({ status: "failed", error: failure.message, finished_at: at, ...usageColumns(tally) })
+      .set({ status: "failed", error: failure.message, finished_at: at })
       .where("id", "=", claimed.runId)
       .execute();
+    await addUsage(trx, claimed, tally);
     await storeRunEvents(trx, claimed.runId, tally.lastSeq, [runErrorEvent(failure.message, failure.code)]);
     await syncAgentStatus(trx, { id: task.agent_id, workspaceId: task.workspace_id }, !retry);
     await appendEvent(trx, runFinishedEvent(claimed, "failed", failure.message));
@@ -214,12 +216,13 @@ export async function closeCancelledRun(db: Db, claimed: ClaimedTask, owner: str
     const at = now();
     const run = await trx
       .updateTable("runs")
-      .set({ status: "cancelled", finished_at: at, ...usageColumns(tally) })
+      .set({ status: "cancelled", finished_at: at })
       .where("id", "=", claimed.runId)
       .where("status", "=", "running")
       .executeTakeFirst();
     const closed = Number(run.numUpdatedRows) > 0;
     if (closed) {
+      await addUsage(trx, claimed, tally);
       await storeRunEvents(trx, claimed.runId, tally.lastSeq, [runErrorEvent("The task was cancelled", "cancelled")]);
     }
     await trx
@@ -233,12 +236,31 @@ export async function closeCancelledRun(db: Db, claimed: ClaimedTask, owner: str
   });
 }
 
+const SHUTDOWN = {
+  message: "The server shut down during the run; the task was queued again",
+  code: "interrupted",
+  reason: "shutdown",
+};
+
+/** A budget ran out mid-run: the task waits for budget as if never claimed. */
+export const BUDGET_SPENT = {
+  message: "The monthly budget ran out during the run; the task waits for budget",
+  code: "budget_exceeded",
+  reason: "budget",
+};
+
 /**
  * The process shuts down mid-run: the run ends (interrupted) and the task goes back to the queue at once, its attempt
  * not counted, for this or another process to run again.
  */
-export async function releaseTask(db: Db, claimed: ClaimedTask, owner: string, tally: RunTally) {
-  const message = "The server shut down during the run; the task was queued again";
+export async function releaseTask(
+  db: Db,
+  claimed: ClaimedTask,
+  owner: string,
+  tally: RunTally,
+  why: { message: string; code: string; reason: string } = SHUTDOWN,
+) {
+  const { message } = why;
   await db.transaction().execute(async (trx) => {
     if (!(await holdParents(trx, claimed))) return;
     const task = await heldTask(trx, claimed, owner);
@@ -258,13 +280,14 @@ export async function releaseTask(db: Db, claimed: ClaimedTask, owner: string, t
       .execute();
     await trx
       .updateTable("runs")
-      .set({ status: "failed", error: message, finished_at: at, ...usageColumns(tally) })
+      .set({ status: "failed", error: message, finished_at: at })
       .where("id", "=", claimed.runId)
       .execute();
-    await storeRunEvents(trx, claimed.runId, tally.lastSeq, [runErrorEvent(message, "interrupted")]);
+    await addUsage(trx, claimed, tally);
+    await storeRunEvents(trx, claimed.runId, tally.lastSeq, [runErrorEvent(message, why.code)]);
     await syncAgentStatus(trx, { id: task.agent_id, workspaceId: task.workspace_id });
     await appendEvent(trx, runFinishedEvent(claimed, "failed", message));
-    await appendEvent(trx, taskEvent(task, "task.queued", { reason: "shutdown" }));
+    await appendEvent(trx, taskEvent(task, "task.queued", { reason: why.reason }));
     await announce(trx, { kind: "tasks" });
   });
 }
@@ -278,7 +301,7 @@ export async function pauseForApproval(
   claimed: ClaimedTask,
   owner: string,
   calls: ToolCallRecord[],
-  state: { usage: Required<Usage>; commentsSeenUntil: string | null },
+  state: { tally: RunTally; commentsSeenUntil: string | null },
 ): Promise<NotOurs | Approval[]> {
   return db.transaction().execute(async (trx) => {
     if (!(await holdParents(trx, claimed))) return "cancelled";
@@ -317,14 +340,10 @@ export async function pauseForApproval(
       .execute();
     await trx
       .updateTable("runs")
-      .set({
-        status: "waiting_approval",
-        input_tokens: state.usage.inputTokens,
-        output_tokens: state.usage.outputTokens,
-        comments_seen_until: state.commentsSeenUntil,
-      })
+      .set({ status: "waiting_approval", comments_seen_until: state.commentsSeenUntil })
       .where("id", "=", claimed.runId)
       .execute();
+    await addUsage(trx, claimed, state.tally);
     const approvals = rows.map(toApproval);
     await appendRunEvents(
       trx,

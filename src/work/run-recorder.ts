@@ -6,6 +6,7 @@ import type { Usage } from "../agents/model.ts";
 import { type OfficialEvent, OfficialEventSink } from "../agents/official-events.ts";
 import type { RunSink } from "../agents/run-types.ts";
 import { type Db, databaseRefusal } from "../db/index.ts";
+import { costOf, type ModelPrice, type TokenCounts } from "../usage/prices.ts";
 import { type RunEvent, streamRunEvents } from "./run-events.ts";
 
 /** How long events wait to be written with the ones after them. */
@@ -16,7 +17,8 @@ export interface RecorderLog {
 }
 
 export class RunRecorder implements RunSink {
-  readonly usageTotals = { inputTokens: 0, outputTokens: 0 };
+  /** What the run used since this process claimed it. */
+  readonly usageTotals: TokenCounts = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
   private readonly events = new OfficialEventSink((event) => this.push(event));
   private buffer: RunEvent[] = [];
   private timer: NodeJS.Timeout | undefined;
@@ -31,7 +33,13 @@ export class RunRecorder implements RunSink {
     /** The number of the last event already stored for this run. */
     private seq: number,
     private readonly log: RecorderLog,
+    /** The price of the run's model; undefined: unknown, the run records tokens and no cost. */
+    private readonly price?: ModelPrice,
   ) {}
+
+  get costUsd(): number | null {
+    return this.price ? costOf(this.usageTotals, this.price) : null;
+  }
 
   runStarted(threadId: string): void {
     this.events.runStarted({ threadId, runId: this.runId });
@@ -81,6 +89,8 @@ export class RunRecorder implements RunSink {
   usage(usage: Usage): void {
     this.usageTotals.inputTokens += usage.inputTokens ?? 0;
     this.usageTotals.outputTokens += usage.outputTokens ?? 0;
+    this.usageTotals.cacheReadTokens += usage.cacheReadTokens ?? 0;
+    this.usageTotals.cacheWriteTokens += usage.cacheWriteTokens ?? 0;
   }
 
   /**

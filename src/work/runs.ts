@@ -17,7 +17,13 @@ const toRun = (row: Selectable<RunsTable>): Run => ({
   model: row.model,
   started_at: row.started_at,
   finished_at: row.finished_at,
-  usage: { input_tokens: Number(row.input_tokens), output_tokens: Number(row.output_tokens) },
+  usage: {
+    input_tokens: Number(row.input_tokens),
+    output_tokens: Number(row.output_tokens),
+    cache_read_tokens: Number(row.cache_read_tokens),
+    cache_write_tokens: Number(row.cache_write_tokens),
+    cost_usd: row.cost_usd === null ? null : Number(row.cost_usd),
+  },
   error: row.error,
 });
 

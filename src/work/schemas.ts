@@ -23,9 +23,12 @@ export const taskSchema = z
     error: z.string().nullable(),
     run_id: z.string().nullable().describe("The current, or last, run"),
     waiting_for: z
-      .enum(["runtime"])
+      .enum(["runtime", "budget"])
       .nullable()
-      .describe("`runtime`: queued for an agent bound to runtimes of which none is online (runtimes.md §3)"),
+      .describe(
+        "`runtime`: queued for an agent bound to runtimes of which none is online (runtimes.md §3); `budget`: its " +
+          "agent or workspace is at its monthly budget (control.md §2)",
+      ),
     created_at: z.string(),
     started_at: z.string().nullable(),
     finished_at: z.string().nullable(),
@@ -42,7 +45,13 @@ export const runSchema = z
     model: z.string(),
     started_at: z.string(),
     finished_at: z.string().nullable(),
-    usage: z.object({ input_tokens: z.number().int(), output_tokens: z.number().int() }),
+    usage: z.object({
+      input_tokens: z.number().int().describe("Uncached input"),
+      output_tokens: z.number().int(),
+      cache_read_tokens: z.number().int(),
+      cache_write_tokens: z.number().int(),
+      cost_usd: z.number().nullable().describe("Null when no price is known for the model"),
+    }),
     error: z.string().nullable(),
   })
   .meta({ id: "Run" });

@@ -10,6 +10,7 @@ import { type AgentRuntime, RunError, type RunResult } from "../agents/runtime.t
 import type { ThreadMessage } from "../agents/threads.ts";
 import type { Actor } from "../api/access.ts";
 import { type Db, databaseRefusal } from "../db/index.ts";
+import { fromJson } from "../db/values.ts";
 import { HttpError } from "../http/errors.ts";
 import type { TargetPolicy } from "../http/targets.ts";
 import { STDIO_OFF } from "../platform/agents/checks.ts";
@@ -20,12 +21,15 @@ import { type Issue, updateIssue } from "../platform/issues/service.ts";
 import { PLATFORM_TOOL_NAMES } from "../platform/tools.ts";
 import type { ToolInvoker } from "../tools/invoker.ts";
 import type { Tool } from "../tools/registry.ts";
+import { exhaustedBudget } from "../usage/budgets.ts";
+import { agentPrice, type PriceTable } from "../usage/prices.ts";
 import { decisionFor } from "./approvals.ts";
 import { buildTaskFrame, newComments } from "./frame.ts";
 import type { ClaimedTask } from "./leases.ts";
 import { checkedFetch } from "./mcp-fetch.ts";
 import { connectMcpServers, McpServerError, type McpToolset, NO_MCP_TOOLS } from "./mcp-tools.ts";
 import {
+  BUDGET_SPENT,
   closeCancelledRun,
   completeTask,
   type Failure,
@@ -36,6 +40,9 @@ import {
 } from "./outcomes.ts";
 import { lastEventSeq } from "./run-events.ts";
 import { type RecorderLog, RunRecorder } from "./run-recorder.ts";
+
+/** Thrown before a model call when the agent's or workspace's monthly budget is spent. */
+class BudgetSpent extends Error {}
 
 /** Why the worker stopped a run: a member cancelled the task, the server shuts down, or the lease was lost. */
 export type StopReason = "cancelled" | "shutdown" | "lost";
@@ -60,6 +67,8 @@ interface TaskRunnerOptions {
   /** Where HTTP MCP servers may be (AGENT_MCP_ALLOW_PRIVATE): every request to one is checked and pinned. */
   mcpTargets: TargetPolicy;
   retryBaseMs: number;
+  /** Prices the runs' usage (an agent's `runtime_config.price` comes first). */
+  prices: PriceTable;
   log: TaskRunLog;
 }
 
@@ -82,7 +91,9 @@ export class TaskRunner {
   async run(claimed: ClaimedTask, owner: string, signal: AbortSignal): Promise<RunEnd> {
     const { db } = this.options;
     const startSeq = claimed.resumed ? await lastEventSeq(db, claimed.runId) : 0;
-    const recorder = new RunRecorder(db, claimed.runId, startSeq, this.options.log);
+    const model = claimed.agent.model || this.options.modelSettings.defaultModel;
+    const price = agentPrice(fromJson(claimed.agent.runtime_config, null)) ?? this.options.prices.priceOf(model);
+    const recorder = new RunRecorder(db, claimed.runId, startSeq, this.options.log, price);
     let mcp: McpToolset = NO_MCP_TOOLS;
     try {
       const agent = toAgent(claimed.agent);
@@ -110,11 +121,20 @@ export class TaskRunner {
           managesAgentStatus: false,
           signal,
           sink: recorder,
+          beforeModelCall: async () => {
+            // What this claim spent so far is not in the rollup yet: it counts too.
+            const spent = await exhaustedBudget(db, agent.workspace_id, agent.id, recorder.costUsd ?? 0);
+            if (spent) throw new BudgetSpent();
+          },
         });
       return await this.work(claimed, owner, agent, turn, recorder);
     } catch (error) {
       if (signal.aborted) return this.stop(signal.reason as StopReason, claimed, owner, recorder);
       await recorder.settle();
+      if (error instanceof BudgetSpent) {
+        await releaseTask(db, claimed, owner, recorder, BUDGET_SPENT);
+        return { kind: "waiting" };
+      }
       const failure = this.describeFailure(error, claimed);
       const ended = await failTask(db, claimed, owner, failure, recorder, this.options.retryBaseMs);
       if (typeof ended === "object") return { kind: "retry", inMs: ended.retryInMs };
@@ -156,7 +176,7 @@ export class TaskRunner {
       if (result.heldToolCalls.length > 0) {
         await recorder.settle();
         const paused = await pauseForApproval(db, claimed, owner, result.heldToolCalls, {
-          usage: recorder.usageTotals,
+          tally: recorder,
           commentsSeenUntil: seenUntil,
         });
         return Array.isArray(paused) ? { kind: "waiting" } : this.notOurs(paused, claimed, owner, recorder);

@@ -8,6 +8,7 @@ import { isId } from "../db/values.ts";
 import { conflict, notFound } from "../http/errors.ts";
 import { getAgent } from "../platform/agents/service.ts";
 import { getIssue } from "../platform/issues/service.ts";
+import { exhaustedBudget } from "../usage/budgets.ts";
 import { cancelTask, enqueueTask, type TaskRow } from "./queue.ts";
 import type { Task, TaskListQuery } from "./schemas.ts";
 
@@ -16,6 +17,17 @@ import type { Task, TaskListQuery } from "./schemas.ts";
  * online (runtimes/ implements it; server.ts wires it).
  */
 export type WaitingForRuntime = (db: Db, workspaceId: string, rows: TaskRow[]) => Promise<Set<string>>;
+
+/** Queued, or waiting with its approvals decided: what a claim would take but for a budget. */
+const isWaiting = (row: TaskRow) =>
+  row.status === "queued" || (row.status === "waiting_approval" && Number(row.resume) === 1);
+
+/** The agents of these tasks that are at their (or their workspace's) monthly budget. */
+async function agentsOverBudget(db: Db, workspaceId: string, rows: TaskRow[]): Promise<Set<string>> {
+  const agents = [...new Set(rows.filter(isWaiting).map((row) => row.agent_id))];
+  const over = await Promise.all(agents.map(async (id) => ((await exhaustedBudget(db, workspaceId, id)) ? id : "")));
+  return new Set(over.filter(Boolean));
+}
 
 export class TaskService {
   /** `max_attempts` of a task not claimed yet: what this deployment's TASK_MAX_ATTEMPTS gives it. */
@@ -27,8 +39,14 @@ export class TaskService {
 
   /** Tasks as shown, each saying whether it waits for a runtime. */
   async show(workspaceId: string, rows: TaskRow[]): Promise<Task[]> {
-    const waiting = await this.waitingForRuntime(this.db, workspaceId, rows);
-    return rows.map((row) => ({ ...this.toTask(row), waiting_for: waiting.has(row.id) ? "runtime" : null }));
+    const [waiting, overBudget] = await Promise.all([
+      this.waitingForRuntime(this.db, workspaceId, rows),
+      agentsOverBudget(this.db, workspaceId, rows),
+    ]);
+    return rows.map((row) => ({
+      ...this.toTask(row),
+      waiting_for: isWaiting(row) && overBudget.has(row.agent_id) ? "budget" : waiting.has(row.id) ? "runtime" : null,
+    }));
   }
 
   toTask = (row: TaskRow): Task => ({

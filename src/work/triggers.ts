@@ -4,6 +4,7 @@
 import { OPEN_TASK_STATUSES } from "../db/enums.ts";
 import type { Db } from "../db/index.ts";
 import type { Assignee, WorkHooks } from "../platform/work-hooks.ts";
+import { syncAgentStatus } from "./agent-work-status.ts";
 import { cancelOpenTasks, enqueueTask, type NewTask } from "./queue.ts";
 import { announce } from "./signals.ts";
 import { boundReached, chainDepthOf, recordStoppedTrigger, type TriggerBounds } from "./trigger-bounds.ts";
@@ -107,10 +108,24 @@ async function wakeReadersOfOpenRuns(trx: Db, column: "agent_id" | "workspace_id
   for (const run of open) await announce(trx, { kind: "run", runId: run.id });
 }
 
+/** A budget changed: idle agents may be blocked now, blocked ones free, and tasks waiting for budget claimable. */
+const budgetChanged: WorkHooks["budgetChanged"] = async (trx, { workspaceId, agentId }) => {
+  const agents = await trx
+    .selectFrom("agents")
+    .select("id")
+    .where("workspace_id", "=", workspaceId)
+    .$if(agentId !== undefined, (query) => query.where("id", "=", agentId!))
+    .where("status", "in", ["idle", "blocked"])
+    .execute();
+  for (const agent of agents) await syncAgentStatus(trx, { id: agent.id, workspaceId });
+  await announce(trx, { kind: "tasks" });
+};
+
 /** The hooks, with the bounds on agents triggering agents (config: work.triggerBounds). */
 export const workTriggers = (bounds: TriggerBounds): WorkHooks => ({
   assigneeChanged: assigneeChanged(bounds),
   commentAdded: commentAdded(bounds),
+  budgetChanged,
   priorityChanged,
   issueDeleted,
   agentDeleted,

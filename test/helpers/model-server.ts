@@ -11,9 +11,21 @@ interface ScriptedToolCall {
   arguments: string | Record<string, unknown>;
 }
 
-type ModelScript =
-  /** Streams the text (one chunk per array item, or word by word), then tool calls if any. */
-  | { text?: string | string[]; toolCalls?: ScriptedToolCall[]; chunkDelayMs?: number }
+/** What a response reports as OpenAI does: `prompt_tokens` includes the `cached_tokens`. */
+export interface ScriptedUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens?: number;
+}
+
+const DEFAULT_USAGE: ScriptedUsage = { prompt_tokens: 11, completion_tokens: 7 };
+
+export type ModelScript =
+  /**
+   * Streams the text (one chunk per array item, or word by word), then tool calls if any; the final usage chunk
+   * (when asked for) reports `usage` (default 11 prompt tokens, none cached, 7 completion tokens).
+   */
+  | { text?: string | string[]; toolCalls?: ScriptedToolCall[]; chunkDelayMs?: number; usage?: ScriptedUsage }
   /** Answers with this HTTP error and an OpenAI-style error body. */
   | { status: number; message?: string }
   /** One good chunk, then a chunk that is not JSON. */
@@ -148,7 +160,7 @@ export class TestModelServer {
     }
     if ("words" in script) {
       for (let index = 0; index < script.words; index++) res.write(chunk({ content: index === 0 ? "word" : " word" }));
-      finish(res, chunk, "stop", request);
+      finish(res, chunk, "stop", request, DEFAULT_USAGE);
       return;
     }
     const pieces = typeof script.text === "string" ? splitWords(script.text) : (script.text ?? []);
@@ -167,7 +179,7 @@ export class TestModelServer {
         if (part) res.write(chunk({ tool_calls: [{ index, function: { arguments: part } }] }));
       }
     }
-    if (!res.destroyed) finish(res, chunk, calls.length > 0 ? "tool_calls" : "stop", request);
+    if (!res.destroyed) finish(res, chunk, calls.length > 0 ? "tool_calls" : "stop", request, script.usage);
   }
 }
 
@@ -181,12 +193,25 @@ function chunkWriter(model: string): ChunkWriter {
     `${head}${JSON.stringify(delta)},"logprobs":null,"finish_reason":${finishReason ? JSON.stringify(finishReason) : "null"}}]}\n\n`;
 }
 
-function finish(res: ServerResponse, chunk: ChunkWriter, reason: string, request: RecordedRequest): void {
+function finish(
+  res: ServerResponse,
+  chunk: ChunkWriter,
+  reason: string,
+  request: RecordedRequest,
+  scripted: ScriptedUsage = DEFAULT_USAGE,
+): void {
   res.write(chunk({}, reason));
   if (request.body?.stream_options?.include_usage) {
-    res.write(
-      `data: ${JSON.stringify({ id: "chatcmpl-usage", object: "chat.completion.chunk", created: 0, model: "m", choices: [], usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 } })}\n\n`,
-    );
+    // OpenAI's last chunk with include_usage: no choices, the request's usage.
+    const usage = {
+      prompt_tokens: scripted.prompt_tokens,
+      completion_tokens: scripted.completion_tokens,
+      total_tokens: scripted.prompt_tokens + scripted.completion_tokens,
+      prompt_tokens_details: { cached_tokens: scripted.cached_tokens ?? 0, audio_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0 },
+    };
+    const body = { id: "chatcmpl-usage", object: "chat.completion.chunk", created: 0, model: "m", choices: [], usage };
+    res.write(`data: ${JSON.stringify(body)}\n\n`);
   }
   res.end("data: [DONE]\n\n");
 }

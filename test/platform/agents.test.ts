@@ -70,6 +70,7 @@ describe.each(testDialects)("agents (%s)", (dialect) => {
       runtime_mode: "local",
       runtime_config: {},
       max_concurrent_tasks: 1,
+      monthly_budget_usd: null,
       owner_type: "member",
       owner_id: ws.member.user.id,
       avatar_url: null,

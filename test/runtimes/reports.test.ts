@@ -71,7 +71,10 @@ describe.each(testDialects)("runner reports (%s)", (dialect) => {
     const task = await taskReaching(f, issue.id);
     expect(task).toMatchObject({ status: "succeeded", attempt: 1 });
     const run = (await f.api.get(`workspaces/${f.ws}/runs/${assignment.run_id}`, { token: f.member.token })).body;
-    expect(run).toMatchObject({ status: "succeeded", usage: { input_tokens: 10, output_tokens: 5 } });
+    // The runner's own cost is the run's; it counts in the workspace's usage.
+    expect(run).toMatchObject({ status: "succeeded", usage: { input_tokens: 10, output_tokens: 5, cost_usd: 0.01 } });
+    const usage = (await f.api.get(`workspaces/${f.ws}/usage?group_by=issue`, { token: f.member.token })).body;
+    expect(usage.find((row: { key: string }) => row.key === issue.id)).toMatchObject({ runs: 1, cost_usd: 0.01 });
     const replay = await readRunEvents(f, assignment.run_id);
     expect(replay.frames.map((frame) => frame.event)).toEqual([
       "RUN_STARTED",

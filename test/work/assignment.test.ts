@@ -148,7 +148,7 @@ describe.each(testDialects)("an issue assigned to an agent gets worked (%s)", (d
         model: "openai/test-model",
         started_at: expect.any(String),
         finished_at: expect.any(String),
-        usage: { input_tokens: 22, output_tokens: 14 },
+        usage: { input_tokens: 22, output_tokens: 14, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: null },
         error: null,
       },
     ]);

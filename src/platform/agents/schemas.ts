@@ -84,8 +84,24 @@ const runtimeBinding = z
  * Free-form settings, of which the agent runtime reads `mcp_servers` and `approval_required` (tool names, or "*"
  * for every tool) and runners read `runtime` (where it runs): those are checked, anything else is kept as it is. This is the stored shape, which runs parse.
  */
+/** The agent's own model price, USD per million tokens (over the price table's). */
+const perMillion = z.number().min(0).max(1_000_000);
+const modelPrice = z
+  .object({
+    input: perMillion,
+    output: perMillion,
+    cached_input: perMillion.optional(),
+    cache_write: perMillion.optional(),
+  })
+  .optional();
+
 export const runtimeConfigSchema = z
-  .object({ mcp_servers: mcpServerList(mcpServerSchema), approval_required: approvalRequired, runtime: runtimeBinding })
+  .object({
+    mcp_servers: mcpServerList(mcpServerSchema),
+    approval_required: approvalRequired,
+    runtime: runtimeBinding,
+    price: modelPrice,
+  })
   .catchall(z.unknown());
 
 /** An MCP server as a client sends it: `headers` and `env` are write-only (see secrets.ts). */
@@ -115,7 +131,12 @@ const mcpServerInput = z
 export type McpServerInput = z.infer<typeof mcpServerInput>;
 
 export const runtimeConfigInput = z
-  .object({ mcp_servers: mcpServerList(mcpServerInput), approval_required: approvalRequired, runtime: runtimeBinding })
+  .object({
+    mcp_servers: mcpServerList(mcpServerInput),
+    approval_required: approvalRequired,
+    runtime: runtimeBinding,
+    price: modelPrice,
+  })
   .catchall(z.unknown());
 export type RuntimeConfigInput = z.infer<typeof runtimeConfigInput>;
 
@@ -147,6 +168,7 @@ const skills = z
   .refine((ids) => new Set(ids).size === ids.length, { message: "Skill ids must not repeat" });
 
 const maxConcurrentTasks = z.number().int().min(1).max(100);
+export const monthlyBudget = z.number().min(0).max(1_000_000_000);
 const ownerId = text(100).min(1);
 
 export const agentSchema = z
@@ -163,6 +185,7 @@ export const agentSchema = z
     runtime_mode: runtimeModeSchema,
     runtime_config: runtimeConfigView,
     max_concurrent_tasks: z.number().int(),
+    monthly_budget_usd: z.number().nullable().describe("USD per calendar month (UTC); null: no limit"),
     owner_type: actorTypeSchema.nullable(),
     owner_id: z.string().nullable(),
     /** Always null: PraisonAI's clients read it. */
@@ -189,6 +212,7 @@ export const createAgentBody = z
     runtime_mode: runtimeModeSchema.default("local"),
     runtime_config: runtimeConfigInput.nullable().default({}),
     max_concurrent_tasks: maxConcurrentTasks.default(1),
+    monthly_budget_usd: monthlyBudget.nullable().optional(),
     owner_type: actorTypeSchema.optional(),
     owner_id: ownerId.optional(),
   })
@@ -207,6 +231,7 @@ export const updateAgentBody = z
     runtime_mode: runtimeModeSchema.optional(),
     runtime_config: runtimeConfigInput.optional(),
     max_concurrent_tasks: maxConcurrentTasks.optional(),
+    monthly_budget_usd: monthlyBudget.nullable().optional(),
     owner_type: actorTypeSchema.nullable().optional(),
     owner_id: ownerId.nullable().optional(),
   })

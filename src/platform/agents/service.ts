@@ -104,6 +104,7 @@ export async function createAgent(
     created_at: at,
     updated_at: at,
     runtime_select: runtimeSelectOf(runtimeConfig),
+    monthly_budget_usd: input.monthly_budget_usd ?? null,
   };
   await inWorkspace(db, workspaceId, async (trx) => {
     await requireActorInWorkspace(trx, workspaceId, owner.type, owner.id);
@@ -182,12 +183,14 @@ export async function updateAgent(
           runtime_select: runtimeSelectOf(runtimeConfig),
         }),
         ...(patch.max_concurrent_tasks !== undefined && { max_concurrent_tasks: patch.max_concurrent_tasks }),
+        ...(patch.monthly_budget_usd !== undefined && { monthly_budget_usd: patch.monthly_budget_usd }),
         ...(patch.owner_type !== undefined && { owner_type: patch.owner_type }),
         ...(patch.owner_id !== undefined && { owner_id: patch.owner_id }),
         updated_at: now(),
       })
       .where("id", "=", agentId)
       .execute();
+    if (changes.monthly_budget_usd) await workHooks().budgetChanged(trx, { workspaceId: by.workspaceId, agentId });
     await recordActivity(trx, {
       workspaceId: by.workspaceId,
       entityType: "agent",

@@ -8,6 +8,7 @@ export const workspaceSchema = z
     description: z.string().nullable(),
     settings: z.record(z.string(), z.unknown()),
     issue_prefix: z.string(),
+    monthly_budget_usd: z.number().nullable().describe("USD per calendar month (UTC); null: no limit"),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -39,4 +40,5 @@ export const updateWorkspaceBody = z.object({
       message: "Issue prefix must be 1-10 uppercase letters or digits, starting with a letter",
     })
     .optional(),
+  monthly_budget_usd: z.number().min(0).max(1_000_000_000).nullable().optional().describe("Admins only"),
 });

@@ -81,6 +81,7 @@ export async function createWorkspace(
           issue_list_version: 0,
           created_at: at,
           updated_at: at,
+          monthly_budget_usd: null,
         };
         await trx.insertInto("workspaces").values(row).execute();
         await trx
@@ -138,6 +139,7 @@ export async function updateWorkspace(
     description?: string | null | undefined;
     settings?: Record<string, unknown> | undefined;
     issue_prefix?: string | undefined;
+    monthly_budget_usd?: number | null | undefined;
   },
   actor: Actor,
 ): Promise<Workspace> {
@@ -153,10 +155,12 @@ export async function updateWorkspace(
         ...(patch.description !== undefined && { description: patch.description }),
         ...(patch.settings !== undefined && { settings: toJson(patch.settings) }),
         ...(patch.issue_prefix !== undefined && { issue_prefix: patch.issue_prefix }),
+        ...(patch.monthly_budget_usd !== undefined && { monthly_budget_usd: patch.monthly_budget_usd }),
         updated_at: now(),
       })
       .where("id", "=", workspaceId)
       .execute();
+    if (changes.monthly_budget_usd) await workHooks().budgetChanged(trx, { workspaceId });
     await recordActivity(trx, {
       workspaceId,
       entityType: "workspace",

@@ -1,0 +1,35 @@
+// A runner run's usage as the runner reported it: its own cost (Claude Code's total_cost_usd) when it has one, else
+// priced like an in-process run, by the agent's own price or its model's.
+import type { Db } from "../db/index.ts";
+import { fromJson } from "../db/values.ts";
+import { agentPrice, costOf, type PriceTable, type TokenCounts } from "../usage/prices.ts";
+import { addRunUsage } from "../usage/record.ts";
+import type { CompleteInput } from "./schemas.ts";
+
+export async function addRunnerUsage(
+  trx: Db,
+  runId: string,
+  usage: CompleteInput["usage"],
+  prices: PriceTable,
+): Promise<void> {
+  const counts: TokenCounts = {
+    inputTokens: usage?.input_tokens ?? 0,
+    outputTokens: usage?.output_tokens ?? 0,
+    cacheReadTokens: usage?.cache_read_tokens ?? 0,
+    cacheWriteTokens: usage?.cache_write_tokens ?? 0,
+  };
+  let cost = usage?.cost_usd ?? null;
+  if (cost === null) {
+    const agent = await trx
+      .selectFrom("runs")
+      .innerJoin("agents", "agents.id", "runs.agent_id")
+      .select(["agents.model", "agents.runtime_config"])
+      .where("runs.id", "=", runId)
+      .executeTakeFirst();
+    const price = agent
+      ? (agentPrice(fromJson(agent.runtime_config, null)) ?? (agent.model ? prices.priceOf(agent.model) : undefined))
+      : undefined;
+    if (price) cost = costOf(counts, price);
+  }
+  await addRunUsage(trx, runId, counts, cost);
+}
