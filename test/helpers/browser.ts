@@ -65,7 +65,7 @@ export async function launchBrowser(options: BrowserOptions = {}): Promise<TestB
     newPage: async () => {
       const page = await context.newPage();
       // Fail on the step that waits, well before the test's own timeout.
-      page.setDefaultTimeout(8000);
+      page.setDefaultTimeout(15_000);
       return page;
     },
     close: async () => {
