@@ -46,6 +46,7 @@ export class SseStream {
   private constructor(
     private readonly socket: Socket,
     private readonly maxUnreadBytes: number,
+    private readonly reply: FastifyReply,
   ) {}
 
   /** Takes over the reply's socket and sends the head of a `text/event-stream`; undefined if the client already left. */
@@ -63,7 +64,7 @@ export class SseStream {
     socket.once("close", () => logRequest(reply.request, reply, "event stream closed"));
     socket.setNoDelay(true);
     socket.write(head + (options.firstFrames ?? ""));
-    return new SseStream(socket, options.maxUnreadBytes ?? DEFAULT_MAX_UNREAD_BYTES);
+    return new SseStream(socket, options.maxUnreadBytes ?? DEFAULT_MAX_UNREAD_BYTES, reply);
   }
 
   /** The client left, or the stream was ended or dropped. */
@@ -121,11 +122,14 @@ export class SseStream {
 
   /** Ends the stream after what was sent. */
   end(): void {
+    // Logged now: on a shutdown the process may exit before the socket reports its close.
+    logRequest(this.reply.request, this.reply, "event stream closed");
     if (!this.closed) this.socket.end();
   }
 
   /** Cuts the connection now (a client that fell behind, access lost). */
   drop(): void {
+    logRequest(this.reply.request, this.reply, "event stream closed");
     if (!this.socket.destroyed) this.socket.destroy();
   }
 }
