@@ -16,15 +16,19 @@ export function changingIssueLists<T>(db: Db, workspaceId: string, work: (trx: D
   return db.transaction().execute((trx) => bumpThen(trx, workspaceId, work));
 }
 
+/** Transactions that bumped already: a change nested in another (an autopilot's fire creating an issue) bumps once. */
+const bumpedIn = new WeakMap<Db, Set<string>>();
+
 async function bumpThen<T>(trx: Db, workspaceId: string, work: (trx: Db) => Promise<T>): Promise<T> {
-  {
-    const bumped = await trx
-      .updateTable("workspaces")
-      .set((eb) => ({ issue_list_version: eb("issue_list_version", "+", 1) }))
-      .where("id", "=", workspaceId)
-      .executeTakeFirst();
-    // Deleted meanwhile: the workspace's deletion took its row's lock first (db/lock-order.ts), and committed.
-    if (Number(bumped.numUpdatedRows) === 0) throw notFound("Workspace");
-    return work(trx);
-  }
+  const done = bumpedIn.get(trx) ?? new Set<string>();
+  if (done.has(workspaceId)) return work(trx);
+  const bumped = await trx
+    .updateTable("workspaces")
+    .set((eb) => ({ issue_list_version: eb("issue_list_version", "+", 1) }))
+    .where("id", "=", workspaceId)
+    .executeTakeFirst();
+  // Deleted meanwhile: the workspace's deletion took its row's lock first (db/lock-order.ts), and committed.
+  if (Number(bumped.numUpdatedRows) === 0) throw notFound("Workspace");
+  bumpedIn.set(trx, done.add(workspaceId));
+  return work(trx);
 }
