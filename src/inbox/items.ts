@@ -47,6 +47,8 @@ export type Recipients = readonly string[] | "members" | "admins";
  */
 export async function addInboxItems(trx: Db, notice: InboxNotice, recipients: Recipients): Promise<number> {
   if (Array.isArray(recipients) && recipients.length === 0) return 0;
+  // Items and their count change together, or not at all.
+  if (!trx.isTransaction) return trx.transaction().execute((own) => addInboxItems(own, notice, recipients));
   let members = trx.selectFrom("members").select("user_id").where("workspace_id", "=", notice.workspaceId);
   if (recipients === "admins") members = members.where("role", "in", ["admin", "owner"]);
   else if (Array.isArray(recipients)) members = members.where("user_id", "in", [...new Set(recipients)]);
@@ -83,6 +85,7 @@ export async function addInboxItems(trx: Db, notice: InboxNotice, recipients: Re
  * the decision's transaction.
  */
 export async function markSourceRead(trx: Db, sourceId: string): Promise<void> {
+  if (!trx.isTransaction) return trx.transaction().execute((own) => markSourceRead(own, sourceId));
   const unread = await trx
     .selectFrom("inbox_items")
     .select(["user_id", "workspace_id"])

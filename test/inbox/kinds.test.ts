@@ -135,6 +135,25 @@ describe.each(testDialects)("inbox items (%s)", (dialect) => {
     await taskReaching(f, draft.id);
   });
 
+  it("cancelling a task that waits for approval reads its requests for everyone", async () => {
+    const agent = await createAgent(f, { name: "Patient", runtime_config: { approval_required: ["create_issue"] } });
+    f.model.reply({
+      text: "I will file it.",
+      toolCalls: [{ id: "call_cancelled", name: "create_issue", arguments: { title: "Never" } }],
+    });
+    const draft = await createIssue(f, { title: "Called off", assignee_type: "agent", assignee_id: agent.id });
+    const task = await taskReaching(f, draft.id, ["waiting_approval"]);
+    expect((await itemsAbout(f.admin, draft.id)).map((item) => item.read_at)).toEqual([null]);
+    const cancelled = await f.api.post(`workspaces/${f.ws}/tasks/${task.id}/cancel`, undefined, {
+      token: f.member.token,
+    });
+    expect(cancelled.status).toBe(200);
+    for (const person of [f.owner, f.admin, f.member]) {
+      const [item] = await itemsAbout(person, draft.id);
+      expect(item.read_at).not.toBeNull();
+    }
+  });
+
   it("a budget at 80 % tells the workspace's admins and owner, not its members", async () => {
     const agent = await createAgent(f, {
       name: "Spender",

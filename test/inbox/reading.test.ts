@@ -112,6 +112,21 @@ describe.each(testDialects)("reading the inbox (%s)", (dialect) => {
     expect(await count(reader)).toBe(0);
   });
 
+  it("a comment naming 50 members gives each of them one item, counted once", async () => {
+    const boss = await registerUser(api(), "boss");
+    const crowd: TestUser[] = [];
+    for (let index = 0; index < 50; index++) crowd.push(await registerUser(api(), `crowd${index}`));
+    const { ws, issue } = await team(boss, crowd);
+    const content = crowd.map((person) => `@${person.user.name}`).join(" ");
+    expect((await mention(ws, issue.id, boss, content)).status).toBe(201);
+    for (const person of crowd) {
+      expect(await count(person)).toBe(1);
+      const items = (await api().get("me/inbox", auth(person))).body;
+      expect(items).toEqual([expect.objectContaining({ kind: "mentioned", issue_id: issue.id, body: content })]);
+    }
+    expect(await count(boss)).toBe(0);
+  });
+
   it("an API key reads only its own workspace's items", async () => {
     const boss = await registerUser(api(), "boss");
     const reader = await registerUser(api(), "reader");
