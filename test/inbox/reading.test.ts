@@ -127,6 +127,27 @@ describe.each(testDialects)("reading the inbox (%s)", (dialect) => {
     expect(await count(boss)).toBe(0);
   });
 
+  it("items added while others are read keep the count exact: nothing lost, nothing counted twice", async () => {
+    const boss = await registerUser(api(), "boss");
+    const reader = await registerUser(api(), "reader");
+    const { ws, issue } = await team(boss, [reader]);
+    await Promise.all(Array.from({ length: 6 }, (_, index) => mention(ws, issue.id, boss, `@reader early ${index}`)));
+    const early = (await api().get("me/inbox", auth(reader))).body as any[];
+    const answers = await Promise.all([
+      ...Array.from({ length: 10 }, (_, index) => mention(ws, issue.id, boss, `@reader late ${index}`)),
+      ...early.map((item) => api().post(`me/inbox/${item.id}/read`, undefined, auth(reader))),
+      api().post(`me/inbox/read-all?workspace_id=${ws}`, undefined, auth(reader)),
+      api().post("me/inbox/read-all", undefined, auth(reader)),
+    ]);
+    expect(answers.map((answer) => answer.status).filter((status) => status >= 300)).toEqual([]);
+    const unread = (await api().get("me/inbox?unread=true&limit=200", auth(reader))).body as any[];
+    const all = (await api().get("me/inbox?limit=200", auth(reader))).body as any[];
+    expect(all).toHaveLength(16);
+    expect(await count(reader)).toBe(unread.length);
+    expect((await api().post("me/inbox/read-all", undefined, auth(reader))).body).toEqual({ read: unread.length });
+    expect(await count(reader)).toBe(0);
+  });
+
   it("an API key reads only its own workspace's items", async () => {
     const boss = await registerUser(api(), "boss");
     const reader = await registerUser(api(), "reader");
