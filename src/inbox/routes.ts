@@ -59,7 +59,7 @@ export async function inboxRoutes(app: FastifyInstance, options: InboxRouteOptio
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
   routes.get(
-    "/",
+    "",
     {
       schema: {
         tags,
