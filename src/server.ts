@@ -28,6 +28,7 @@ import { openapiOptions } from "./http/openapi.ts";
 import { logOneLinePerRequest } from "./http/request-log.ts";
 import { requestTimeoutOptions } from "./http/request-timeout.ts";
 import { systemResolver } from "./http/targets.ts";
+import { inboxPlugin } from "./inbox/index.ts";
 import { mcpRoutes } from "./mcp/index.ts";
 import { Drain } from "./ops/drain.ts";
 import { ServerMetrics } from "./ops/metrics.ts";
@@ -158,6 +159,17 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     accessWatch,
     openStreams,
     onLiveEvents: (oldestCreatedAt) => metrics.eventsDelivered(oldestCreatedAt),
+  });
+  await app.register(inboxPlugin, {
+    db,
+    dialect,
+    databaseUrl: config.databaseUrl,
+    authenticator,
+    jwtSecret: config.jwtSecret,
+    keepAliveMs: options.events?.keepAliveMs ?? config.events.keepAliveMs,
+    ticketTtlMs: options.events?.ticketTtlMs,
+    openStreams,
+    accessWatch,
   });
   await app.register(mcpRoutes, {
     tools,

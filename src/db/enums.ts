@@ -43,6 +43,18 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 export const CALL_SPEAKERS = ["caller", "assistant"] as const;
 export type CallSpeaker = (typeof CALL_SPEAKERS)[number];
 
+/** What an inbox item tells its person (spec control.md §4). */
+export const INBOX_KINDS = [
+  "approval_requested",
+  "question_asked",
+  "mentioned",
+  "task_failed",
+  "assigned",
+  "budget_warning",
+  "budget_exceeded",
+] as const;
+export type InboxKind = (typeof INBOX_KINDS)[number];
+
 /** The roles of a stored chat message (agent threads). */
 const MESSAGE_ROLES = ["user", "assistant", "tool"] as const;
 export type MessageRole = (typeof MESSAGE_ROLES)[number];

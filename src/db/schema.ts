@@ -12,6 +12,7 @@ import type {
   DeliveryStatus,
   DependencyType,
   EventActorType,
+  InboxKind,
   IssuePriority,
   IssueStatus,
   MemberRole,
@@ -430,7 +431,7 @@ export interface McpSessionMessagesTable {
 export interface OpenStreamsTable {
   id: string;
   user_id: string;
-  kind: "events" | "run" | "agui";
+  kind: "events" | "run" | "agui" | "inbox";
   holder: string;
   /** Renewed while the stream lives; past it the stream no longer counts (its process died). */
   expires_at: string;
@@ -613,6 +614,8 @@ export interface Database {
   agent_skills: AgentSkillsTable;
   usage_daily: UsageDailyTable;
   budget_alerts: BudgetAlertsTable;
+  inbox_items: InboxItemsTable;
+  inbox_unread: InboxUnreadTable;
 }
 
 export interface BudgetAlertsTable {
@@ -623,4 +626,27 @@ export interface BudgetAlertsTable {
   month: string;
   level: string;
   created_at: string;
+}
+
+export interface InboxItemsTable {
+  id: string;
+  /** The person it is for. */
+  user_id: string;
+  workspace_id: string;
+  kind: InboxKind;
+  issue_id: string | null;
+  task_id: string | null;
+  /** The approval or question it asks about: deciding that reads the item for everyone. */
+  source_id: string | null;
+  title: string;
+  body: string | null;
+  created_at: string;
+  read_at: string | null;
+}
+
+/** How many of a person's items of a workspace are unread, kept with every change to them. */
+export interface InboxUnreadTable {
+  user_id: string;
+  workspace_id: string;
+  unread: number;
 }

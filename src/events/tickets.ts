@@ -20,11 +20,13 @@ type TicketCheck = { ok: true; claims: TicketClaims } | { ok: false; reason: "in
 export class TicketService {
   private readonly key: Buffer;
 
+  /** `purpose` keys the tickets apart: an event stream's ticket opens no other stream (the inbox's), and back. */
   constructor(
     jwtSecret: string,
     private readonly ttlMs = TICKET_TTL_MS,
+    purpose = "events",
   ) {
-    this.key = createHmac("sha256", jwtSecret).update("agent-platform events ticket v1").digest();
+    this.key = createHmac("sha256", jwtSecret).update(`agent-platform ${purpose} ticket v1`).digest();
   }
 
   issue(claims: Omit<TicketClaims, "expiresAt">, at = Date.now()): { ticket: string; expiresAt: number } {

@@ -5,6 +5,7 @@ import { type Expression, type SqlBool, sql } from "kysely";
 import type { Db } from "../db/index.ts";
 import { now } from "../db/values.ts";
 import { appendEvent } from "../events/append.ts";
+import { tellBudget } from "../inbox/notices.ts";
 
 export const WARNING_SHARE = 0.8;
 
@@ -93,6 +94,14 @@ export async function alertBudgets(trx: Db, workspaceId: string, agentId: string
         issueId: null,
         actor: null,
         data: { agent_id: check.agentId ?? null, month, budget_usd: check.budget, spend_usd: spend },
+      });
+      await tellBudget(trx, {
+        workspaceId,
+        level,
+        agentId: check.agentId ?? null,
+        budgetUsd: check.budget,
+        spendUsd: spend,
+        month,
       });
     }
   }

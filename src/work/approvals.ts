@@ -9,6 +9,7 @@ import type { ApprovalsTable } from "../db/schema.ts";
 import { fromJson, isId, now } from "../db/values.ts";
 import { appendEvent } from "../events/append.ts";
 import { conflict, notFound } from "../http/errors.ts";
+import { markSourceRead } from "../inbox/items.ts";
 import { appendRunEvents } from "./run-events.ts";
 import type { Approval, ApprovalDecision, ApprovalStatus } from "./schemas.ts";
 import { announce } from "./signals.ts";
@@ -103,6 +104,7 @@ export async function decideApproval(
       actor,
       data: { task_id: approval.task_id, run_id: approval.run_id, status, tool_name: approval.tool_name },
     });
+    await markSourceRead(trx, approval.id);
     if (resumes) await announce(trx, { kind: "tasks" });
     return approval;
   });

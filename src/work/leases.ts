@@ -6,6 +6,7 @@ import { type Db, isPostgres } from "../db/index.ts";
 import type { AgentsTable } from "../db/schema.ts";
 import { newId, now, timestampAt } from "../db/values.ts";
 import { appendEvent } from "../events/append.ts";
+import { tellTaskFailed } from "../inbox/notices.ts";
 import { changeAgentStatus } from "../platform/agents/service.ts";
 import { withinBudgets } from "../usage/budgets.ts";
 import { countNewRun } from "../usage/record.ts";
@@ -313,6 +314,15 @@ async function recoverTask(trx: Db, task: TaskRow, settings: RecoverySettings): 
       issueId: task.issue_id,
       actor: null,
       data: { agent_id: task.agent_id, attempt: Number(task.attempt), error, retry: !finalFailure },
+    });
+  }
+  if (finalFailure) {
+    await tellTaskFailed(trx, {
+      workspaceId: task.workspace_id,
+      issueId: task.issue_id,
+      taskId: task.id,
+      agentId: task.agent_id,
+      error,
     });
   }
 }

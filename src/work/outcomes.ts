@@ -7,6 +7,7 @@ import { holdWorkspace } from "../db/lock-order.ts";
 import { newId, now, timestampAt, toJson } from "../db/values.ts";
 import { appendEvent } from "../events/append.ts";
 import type { EventType } from "../events/types.ts";
+import { tellApprovalsRequested, tellTaskFailed } from "../inbox/notices.ts";
 import type { TokenCounts } from "../usage/prices.ts";
 import { addRunUsage } from "../usage/record.ts";
 import { syncAgentStatus } from "./agent-work-status.ts";
@@ -202,6 +203,15 @@ export async function failTask(
       trx,
       taskEvent(task, retry ? "task.queued" : "task.failed", { attempt, error: failure.message, retry }),
     );
+    if (!retry) {
+      await tellTaskFailed(trx, {
+        workspaceId: task.workspace_id,
+        issueId: task.issue_id,
+        taskId: task.id,
+        agentId: task.agent_id,
+        error: failure.message,
+      });
+    }
     return retry ? { retryInMs } : "failed";
   });
 }
@@ -369,6 +379,13 @@ export async function pauseForApproval(
         data: { task_id: task.id, run_id: claimed.runId, tool_name: approval.tool_name },
       });
     }
+    await tellApprovalsRequested(trx, {
+      workspaceId: task.workspace_id,
+      issueId: task.issue_id,
+      taskId: task.id,
+      agentId: task.agent_id,
+      approvals,
+    });
     return approvals;
   });
 }

@@ -10,6 +10,7 @@ import type { Flag, TasksTable } from "../db/schema.ts";
 import { newId, now } from "../db/values.ts";
 import { recordActivity } from "../events/activity.ts";
 import { appendEvent } from "../events/append.ts";
+import { markSourceRead } from "../inbox/items.ts";
 import { nameOf } from "../platform/names.ts";
 import { appendRunEvents, runErrorEvent } from "./run-events.ts";
 import type { TaskTrigger } from "./schemas.ts";
@@ -175,6 +176,7 @@ export async function cancelTask(trx: Db, task: TaskRow, actor: Actor): Promise<
     },
   });
   for (const approval of pending) {
+    await markSourceRead(trx, approval.id);
     await appendEvent(trx, {
       workspaceId: task.workspace_id,
       type: "approval.decided",

@@ -3,6 +3,7 @@
 // assignment.
 import { OPEN_TASK_STATUSES } from "../db/enums.ts";
 import type { Db } from "../db/index.ts";
+import { mentionedIn } from "../inbox/mentions.ts";
 import type { Assignee, WorkHooks } from "../platform/work-hooks.ts";
 import { syncAgentStatus } from "./agent-work-status.ts";
 import { cancelOpenTasks, enqueueTask, type NewTask } from "./queue.ts";
@@ -54,7 +55,7 @@ const commentAdded =
         .select(["id", "name"])
         .where("workspace_id", "=", comment.workspaceId)
         .execute();
-      for (const agent of mentionedAgents(comment.content, agents)) triggers.set(agent.id, "mention");
+      for (const agent of mentionedIn(comment.content, agents)) triggers.set(agent.id, "mention");
     }
     // The agent's own comments never trigger it.
     if (comment.author.type === "agent") triggers.delete(comment.author.id);
@@ -131,25 +132,3 @@ export const workTriggers = (bounds: TriggerBounds): WorkHooks => ({
   agentDeleted,
   workspaceDeleted,
 });
-
-/** The agents a comment names with `@name`; an address such as `ops@bot.example` names nobody. */
-function mentionedAgents<A extends { name: string }>(content: string, agents: A[]): A[] {
-  const text = content.toLowerCase();
-  return agents.filter((agent) => {
-    const name = agent.name.trim().toLowerCase();
-    if (name === "") return false;
-    return [name, name.replace(/\s+/g, "-")].some((form) => mentions(text, form));
-  });
-}
-
-const NAME_CHARACTER = /[\p{L}\p{N}_-]/u;
-
-function mentions(text: string, name: string): boolean {
-  const needle = `@${name}`;
-  for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) {
-    const before = at > 0 ? text[at - 1]! : "";
-    const after = text[at + needle.length] ?? "";
-    if (!NAME_CHARACTER.test(before) && !NAME_CHARACTER.test(after)) return true;
-  }
-  return false;
-}

@@ -3,9 +3,12 @@
 import { useEffect, useState } from "react";
 import { setSession } from "./api.ts";
 import type { Workspace } from "./api-types.ts";
+import { refreshUnread, useUnreadCount } from "./inbox-live.ts";
+import { useWorkspaceEvents } from "./live.ts";
 import { Link, navigate } from "./router.tsx";
 
 const NAV = [
+  ["inbox", "Inbox"],
   ["board", "Board"],
   ["agents", "Agents"],
   ["runtimes", "Runtimes"],
@@ -24,6 +27,11 @@ export function TopBar(props: {
   onPalette: () => void;
 }) {
   const [menuOpen, setMenuOpen] = useState(false);
+  const unread = useUnreadCount();
+  // Someone else deciding an approval reads its items for everyone.
+  useWorkspaceEvents(props.current, (event) => {
+    if (event.type === "approval.decided" || event.type === "stream.open") refreshUnread();
+  });
   const section = props.path.split("/")[3] ?? "board";
   // A page change closes the menu.
   // biome-ignore lint/correctness/useExhaustiveDependencies: the path is what changes
@@ -55,6 +63,7 @@ export function TopBar(props: {
         onClick={() => setMenuOpen(!menuOpen)}
       >
         Menu
+        <UnreadBadge unread={unread} />
       </button>
       <nav aria-label="Main" id="main-nav" className={menuOpen ? "open" : ""}>
         {NAV.map(([slug, label]) => {
@@ -68,6 +77,7 @@ export function TopBar(props: {
               onClick={() => setMenuOpen(false)}
             >
               {label}
+              {slug === "inbox" && <UnreadBadge unread={unread} />}
             </Link>
           );
         })}
@@ -88,5 +98,16 @@ export function TopBar(props: {
         </button>
       </span>
     </header>
+  );
+}
+
+/** The unread count of the inbox, when there is something unread. */
+function UnreadBadge({ unread }: { unread: number | undefined }) {
+  if (unread === undefined || unread === 0) return null;
+  return (
+    <span className="unread">
+      {unread > 999 ? "999+" : unread}
+      <span className="visually-hidden"> unread</span>
+    </span>
   );
 }

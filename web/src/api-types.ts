@@ -7,6 +7,7 @@ import type { runSchema as autopilotRunSchema, autopilotSchema } from "../../src
 import { OPEN_TASK_STATUSES as OPEN_TASKS } from "../../src/db/enums.ts";
 import type { eventSchema } from "../../src/events/schemas.ts";
 import type { deliverySchema, webhookSchema, webhookWithSecretSchema } from "../../src/events/webhooks/schemas.ts";
+import type { inboxItemSchema } from "../../src/inbox/schemas.ts";
 import type { activitySchema } from "../../src/platform/activity/schemas.ts";
 import type { agentSchema, runtimeConfigSchema } from "../../src/platform/agents/schemas.ts";
 import type { apiKeySchema, createdApiKeySchema } from "../../src/platform/api-keys/schemas.ts";
@@ -55,6 +56,7 @@ export type Task = z.output<typeof taskSchema>;
 export type { TaskStatus };
 export type Approval = z.output<typeof approvalSchema>;
 export type PlatformEvent = z.output<typeof eventSchema>;
+export type InboxItem = z.output<typeof inboxItemSchema>;
 export type ApiKey = z.output<typeof apiKeySchema>;
 export type CreatedApiKey = z.output<typeof createdApiKeySchema>;
 export type Webhook = z.output<typeof webhookSchema>;

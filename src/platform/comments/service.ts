@@ -7,6 +7,7 @@ import type { CommentsTable } from "../../db/schema.ts";
 import { isId, newId, now } from "../../db/values.ts";
 import { recordActivity } from "../../events/activity.ts";
 import { forbidden, notFound } from "../../http/errors.ts";
+import { tellMentioned } from "../../inbox/notices.ts";
 import { getIssue } from "../issues/service.ts";
 import { nameOf } from "../names.ts";
 import { workHooks } from "../work-hooks.ts";
@@ -88,6 +89,7 @@ export async function addComment(
     author: actor,
     assignee: { type: issue.assignee_type, id: issue.assignee_id },
   });
+  await tellMentioned(db, { workspaceId, issue, content: row.content, author: actor });
   return toComment(row);
 }
 

@@ -9,6 +9,7 @@ import { isId, newId, now, toJson } from "../../db/values.ts";
 import { diffFields, recordActivity } from "../../events/activity.ts";
 import type { EventActor } from "../../events/outbox.ts";
 import { forbidden, invalid, notFound } from "../../http/errors.ts";
+import { tellAssignee } from "../../inbox/notices.ts";
 import { withNames } from "../names.ts";
 import { getProject } from "../projects/service.ts";
 import { patchActorRef } from "../references.ts";
@@ -120,6 +121,7 @@ export async function createIssue(
       details: { title: issue.title, identifier: issue.identifier },
     });
     await workHooks().assigneeChanged(trx, { workspaceId, issueId: issue.id, before: null, after: assignee, actor });
+    await tellAssignee(trx, { workspaceId, issue, before: null, after: assignee, actor });
     return issue;
   });
 }
@@ -189,6 +191,13 @@ export async function updateIssue(
     await workHooks().assigneeChanged(trx, {
       workspaceId,
       issueId: before.id,
+      before: { type: before.assignee_type, id: before.assignee_id },
+      after: assignee,
+      actor,
+    });
+    await tellAssignee(trx, {
+      workspaceId,
+      issue: { ...before, title: next.title ?? before.title },
       before: { type: before.assignee_type, id: before.assignee_id },
       after: assignee,
       actor,

@@ -42,6 +42,7 @@ export function CommandPalette({ onClose }: { onClose: () => void }) {
 
   const base = `/w/${ws.id}`;
   const pages: Destination[] = [
+    ["Inbox", "inbox"],
     ["Board", "board"],
     ["Agents", "agents"],
     ["Runtimes", "runtimes"],

@@ -7,6 +7,7 @@ import { Approvals } from "./Approvals.tsx";
 import { Autopilots } from "./Autopilots.tsx";
 import { Board } from "./Board.tsx";
 import { Calls } from "./Calls.tsx";
+import { Inbox } from "./Inbox.tsx";
 import { IssuePage } from "./IssuePage.tsx";
 import { Runtimes } from "./runtimes/Runtimes.tsx";
 import { Skills } from "./Skills.tsx";
@@ -30,6 +31,8 @@ export function Page({ path }: { path: string }) {
   switch (page) {
     case "board":
       return <Board />;
+    case "inbox":
+      return <Inbox />;
     case "agents":
       return <Agents />;
     case "runtimes":

@@ -1,0 +1,153 @@
+// npm run bench -- inbox
+// With 100,000 items in one person's inbox (90 % unread): GET me/inbox/count and GET me/inbox?unread=true under 4
+// connections, beside GET /auth/me (the same credential check and a one-row read) as the baseline; then a comment
+// naming 50 members (its 50 items in the comment's transaction) posted one at a time, beside a comment naming nobody.
+// Targets (issue bench): count p99 < 5 ms, unread list p99 < 20 ms, the 50-mention comment p99 < 50 ms.
+// On SQLite always, and on PostgreSQL when TEST_DATABASE_URL (or BENCH_DATABASE_URL) names a server.
+import { randomUUID } from "node:crypto";
+import { openDatabase } from "../src/db/index.ts";
+import { createTestDatabase } from "../test/helpers/databases.ts";
+import { fmt, load, startChild } from "./support/processes.ts";
+
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = 4;
+const ITEMS = 100_000;
+const MENTIONED = 50;
+const COMMENTS = 100;
+
+async function json(url: string, method: string, body?: unknown, token?: string): Promise<any> {
+  const response = await fetch(url, {
+    method,
+    headers: { "content-type": "application/json", ...(token && { authorization: `Bearer ${token}` }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+const register = (base: string, name: string) =>
+  json(`${base}/api/v1/auth/register`, "POST", {
+    email: `${name}-${randomUUID()}@example.com`,
+    password: "benchmark password",
+    name,
+  });
+
+/** The reader's 100,000 items, written straight to the table with their unread count. */
+async function seedItems(databaseUrl: string, userId: string, workspaceId: string): Promise<void> {
+  const { db, close } = openDatabase(databaseUrl);
+  try {
+    const start = Date.parse("2026-01-01T00:00:00Z");
+    for (let first = 0; first < ITEMS; first += 1000) {
+      const rows = Array.from({ length: 1000 }, (_, index) => {
+        const n = first + index;
+        const at = new Date(start + n * 1000).toISOString().slice(0, 23);
+        return {
+          id: randomUUID(),
+          user_id: userId,
+          workspace_id: workspaceId,
+          kind: "mentioned" as const,
+          issue_id: randomUUID(),
+          task_id: null,
+          source_id: null,
+          title: `someone mentioned you on ISS-${n} An issue`,
+          body: "@reader could you have a look at this one?",
+          created_at: `${at}000`,
+          read_at: n % 10 === 0 ? `${at}500` : null,
+        };
+      });
+      await db.insertInto("inbox_items").values(rows).execute();
+    }
+    await db
+      .insertInto("inbox_unread")
+      .values({ user_id: userId, workspace_id: workspaceId, unread: ITEMS - ITEMS / 10 })
+      .onConflict((conflict) =>
+        conflict.columns(["user_id", "workspace_id"]).doUpdateSet({ unread: ITEMS - ITEMS / 10 }),
+      )
+      .execute();
+  } finally {
+    await close();
+  }
+}
+
+function p99(samples: number[]): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)]!;
+}
+
+async function timedComments(url: string, token: string, content: string): Promise<number[]> {
+  const times: number[] = [];
+  for (let index = 0; index < COMMENTS; index++) {
+    const started = performance.now();
+    await json(url, "POST", { content: `${content} (${index})` }, token);
+    times.push(performance.now() - started);
+  }
+  return times;
+}
+
+async function benchDialect(dialect: "sqlite" | "postgres") {
+  const database = await createTestDatabase(dialect);
+  const server = await startChild("bench/support/platform-server.ts", [], { DATABASE_URL: database.url });
+  try {
+    const base = server.url;
+    const reader = await register(base, "reader");
+    const workspace = await json(`${base}/api/v1/workspaces/`, "POST", { name: "Bench" }, reader.token);
+    const members = [];
+    for (let start = 0; start < MENTIONED; start += 10) {
+      members.push(...(await Promise.all(Array.from({ length: 10 }, (_, i) => register(base, `member${start + i}`)))));
+    }
+    for (const member of members) {
+      await json(
+        `${base}/api/v1/workspaces/${workspace.id}/members`,
+        "POST",
+        { user_id: member.user.id },
+        reader.token,
+      );
+    }
+    await seedItems(database.url, reader.user.id, workspace.id);
+    const headers = { authorization: `Bearer ${reader.token}` };
+    const run = (path: string) =>
+      load({ url: `${base}${path}`, connections: CONNECTIONS, duration: DURATION_S, headers });
+
+    const baseline = await run("/api/v1/auth/me");
+    const count = await run("/api/v1/me/inbox/count");
+    const unread = await run("/api/v1/me/inbox?unread=true");
+    console.log(`\n${dialect}: ${ITEMS} items, ${CONNECTIONS} connections, ${DURATION_S} s each`);
+    for (const [name, result] of [
+      ["GET auth/me (baseline)", baseline],
+      ["GET me/inbox/count", count],
+      ["GET me/inbox?unread=true", unread],
+    ] as const) {
+      console.log(
+        `  ${name.padEnd(26)} ${fmt(result.requestsPerSecond, 0).padStart(6)} req/s  p50 ${result.p50} ms  p99 ${result.p99} ms` +
+          (result.errors + result.non2xx > 0 ? `  (${result.errors} errors, ${result.non2xx} non-2xx)` : ""),
+      );
+    }
+
+    const issue = await json(
+      `${base}/api/v1/workspaces/${workspace.id}/issues/`,
+      "POST",
+      { title: "Talk" },
+      reader.token,
+    );
+    const comments = `${base}/api/v1/workspaces/${workspace.id}/issues/${issue.id}/comments`;
+    const plain = await timedComments(comments, reader.token, "A comment naming nobody");
+    const naming = members.map((member) => `@${member.user.name}`).join(" ");
+    const mentioning = await timedComments(comments, reader.token, `${naming} please look`);
+    console.log(`  comment naming nobody       p99 ${fmt(p99(plain))} ms`);
+    console.log(`  comment naming ${MENTIONED} members  p99 ${fmt(p99(mentioning))} ms`);
+    const told = await json(`${base}/api/v1/me/inbox/count`, "GET", undefined, members[0].token);
+    if (told.unread !== COMMENTS) throw new Error(`expected ${COMMENTS} items for a member, got ${told.unread}`);
+  } finally {
+    await server.stop();
+    await database.drop();
+  }
+}
+
+const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+if (postgresUrl && !process.env.TEST_DATABASE_URL) process.env.TEST_DATABASE_URL = postgresUrl;
+const only = process.env.BENCH_DIALECT;
+for (const dialect of ["sqlite", "postgres"] as const) {
+  if (only && only !== dialect) continue;
+  if (dialect === "postgres" && !postgresUrl) continue;
+  await benchDialect(dialect);
+}
