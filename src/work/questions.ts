@@ -247,3 +247,42 @@ export function parseAskHuman(
   const where = issue?.path.length ? `${issue.path.join(".")}: ` : "";
   return { ok: false, error: `Invalid arguments for ${ASK_HUMAN}: ${where}${issue?.message ?? "invalid"}` };
 }
+
+/**
+ * The questions a runner's CLI asked in the task's run before `runId` and that were answered: a next assignment
+ * resumes the CLI's session with them.
+ */
+export async function answersToResumeWith(db: Db, taskId: string, runId: string): Promise<Question[]> {
+  const previous = await db
+    .selectFrom("runs")
+    .select("id")
+    .where("task_id", "=", taskId)
+    .where("id", "!=", runId)
+    .orderBy("started_at", "desc")
+    .orderBy("id", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  if (!previous) return [];
+  const rows = await db
+    .selectFrom("questions")
+    .selectAll()
+    .where("run_id", "=", previous.id)
+    .where("status", "=", "answered")
+    .where("tool_call_id", "is", null)
+    .orderBy("created_at")
+    .orderBy("id")
+    .execute();
+  return rows.map(toQuestion);
+}
+
+/** The prompt's section telling a resumed CLI session what it asked and what the person answered. */
+export function answeredSection(questions: Question[]): string[] {
+  if (questions.length === 0) return [];
+  const lines = ["## Your question was answered"];
+  for (const question of questions) {
+    lines.push(`You asked (${ASK_HUMAN}): ${question.question}`);
+    lines.push(`The answer: ${question.answer === null ? "" : answerAsToolResult(question.answer)}`);
+  }
+  lines.push("Go on with your work from here, with this answer.", "");
+  return lines;
+}
