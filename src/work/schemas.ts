@@ -90,8 +90,7 @@ export const questionSchema = z
     multiple: z.boolean().describe("Whether the answer is a list of the options (any number of them)"),
     status: z.enum(QUESTION_STATUSES),
     answer: z
-      .union([z.string(), z.array(z.string())])
-      .nullable()
+      .union([z.string().nullable(), z.array(z.string())])
       .describe("One option or free text; a list of options when `multiple`; null while open"),
     answered_by: z.string().nullable().describe("The member who answered; null while open or when cancelled"),
     created_at: z.string(),
