@@ -13,6 +13,7 @@ import { skillsInRuns } from "./skills/run-tools.ts";
 import { ToolInvoker } from "./tools/invoker.ts";
 import { ToolRegistry } from "./tools/registry.ts";
 import { syncAgentStatus } from "./work/agent-work-status.ts";
+import { askHumanInRuns, runnerAskHumanSource } from "./work/ask-human.ts";
 import { workTriggers } from "./work/triggers.ts";
 
 interface Core {
@@ -32,8 +33,15 @@ export function buildCore(config: Config, db: Db, registry = new ToolRegistry())
   const authenticator = new Authenticator(db, tokens);
   const tools = new ToolInvoker(registry, { timeoutMs: config.toolTimeoutMs });
   const status = new AgentStatusTracker(db, syncAgentStatus, { leaseMs: config.work.leaseMs });
-  const runtime = new AgentRuntime({ db, tools, settings: config.agent, status, additions: [skillsInRuns(db)] });
+  const runtime = new AgentRuntime({
+    db,
+    tools,
+    settings: config.agent,
+    status,
+    additions: [skillsInRuns(db), askHumanInRuns],
+  });
   registry.addSource(platformToolSource(db));
   registry.addSource(agentToolSource(db, runtime));
+  registry.addSource(runnerAskHumanSource(db));
   return { tokens, authenticator, registry, tools, runtime, status };
 }

@@ -54,6 +54,11 @@ interface RunRequest {
    * which ends the run until it resumes. Without, every run of the agent refuses them (approval-gate.ts).
    */
   approvals?: ApprovalDecisions;
+  /**
+   * Asked before the approval gate about every tool call: what the run itself holds or answers (a task run's
+   * ask_human calls wait for a person's answer). A call it lets run still passes the approval gate.
+   */
+  gate?: ToolGate;
   /** Awaited before every model call after the first; a throw ends the run there (a spent budget). */
   beforeModelCall?: () => Promise<void>;
   /** The stored thread ends with held tool calls: settle them through the gate before the next model call. */
@@ -187,7 +192,7 @@ export class AgentRuntime {
     const thread = await openThread(db, request.scope, request.threadId, agent.platform?.id ?? null);
     await appendMessages(db, thread, unseenMessages(thread, request.messages));
     const usage: Required<Usage> = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
-    const gate = agent.platform ? approvalGate(agent.platform, request.approvals) : undefined;
+    const gate = bothGates(request.gate, agent.platform ? approvalGate(agent.platform, request.approvals) : undefined);
     const calls = { serverTools, toolContext, request, gate };
 
     if (request.resume) {
@@ -301,6 +306,15 @@ export class AgentRuntime {
     const extraNames = new Set(extraTools.map((tool) => tool.name));
     return [...extraTools, ...own.filter((tool) => !extraNames.has(tool.name))];
   }
+}
+
+/** `first`, then for the calls it lets run, `second`. */
+function bothGates(first: ToolGate | undefined, second: ToolGate | undefined): ToolGate | undefined {
+  if (!first || !second) return first ?? second;
+  return async (call) => {
+    const decision = await first(call);
+    return decision.action === "run" ? second(call) : decision;
+  };
 }
 
 /** The tool calls of the thread's last assistant message that have no result yet (held by a gate). */

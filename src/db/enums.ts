@@ -27,15 +27,24 @@ export type AgentStatus = (typeof AGENT_STATUSES)[number];
 export const RUNTIME_MODES = ["local", "cloud"] as const;
 export type RuntimeMode = (typeof RUNTIME_MODES)[number];
 
-export const OPEN_TASK_STATUSES = ["queued", "running", "waiting_approval"] as const;
+export const OPEN_TASK_STATUSES = ["queued", "running", "waiting_approval", "waiting_input"] as const;
 export const TASK_STATUSES = [...OPEN_TASK_STATUSES, "succeeded", "failed", "cancelled"] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 export const TASK_TRIGGERS = ["assigned", "comment", "mention", "manual"] as const;
 export type TaskTrigger = (typeof TASK_TRIGGERS)[number];
-export const RUN_STATUSES = ["running", "waiting_approval", "succeeded", "failed", "cancelled"] as const;
+export const RUN_STATUSES = [
+  "running",
+  "waiting_approval",
+  "waiting_input",
+  "succeeded",
+  "failed",
+  "cancelled",
+] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 export const APPROVAL_STATUSES = ["pending", "approved", "denied"] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
+export const QUESTION_STATUSES = ["open", "answered", "cancelled"] as const;
+export type QuestionStatus = (typeof QUESTION_STATUSES)[number];
 
 export const DELIVERY_STATUSES = ["pending", "succeeded", "failed"] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];

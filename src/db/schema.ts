@@ -18,6 +18,7 @@ import type {
   MemberRole,
   MessageRole,
   ProjectStatus,
+  QuestionStatus,
   RunStatus,
   RuntimeMode,
   TaskStatus,
@@ -303,7 +304,7 @@ export interface TasksTable {
   run_id: string | null;
   /** Bumped by every trigger folded into the open task, so a run about to finish notices new input. */
   input_version: Generated<number>;
-  /** 1 once every approval the run waits for is decided: the next claim resumes `run_id`. */
+  /** 1 once every approval the run waits for is decided and every question answered: a claim resumes `run_id`. */
   resume: Generated<Flag>;
   /** Not claimable before this time (retry backoff). */
   available_at: string;
@@ -387,6 +388,28 @@ export interface ApprovalsTable {
   comment: string | null;
   created_at: string;
   decided_at: string | null;
+}
+
+/** A question an agent's run asked a person through ask_human (spec control.md §3). */
+export interface QuestionsTable {
+  id: string;
+  workspace_id: string;
+  task_id: string;
+  run_id: string;
+  agent_id: string;
+  issue_id: string;
+  /** The model's ask_human call in an in-process run; null when a runner's CLI asked through MCP. */
+  tool_call_id: string | null;
+  question: string;
+  /** The choices offered, or null for a free-text answer. */
+  options: JsonText<string[]> | null;
+  multiple: Flag;
+  status: QuestionStatus;
+  /** The answer: one option or free text, or a list of options when `multiple`. */
+  answer: JsonText<string | string[]> | null;
+  answered_by: string | null;
+  created_at: string;
+  answered_at: string | null;
 }
 
 /** One fixed window of one rate-limit bucket (e.g. login failures of an email from an address). */
@@ -616,6 +639,7 @@ export interface Database {
   budget_alerts: BudgetAlertsTable;
   inbox_items: InboxItemsTable;
   inbox_unread: InboxUnreadTable;
+  questions: QuestionsTable;
 }
 
 export interface BudgetAlertsTable {

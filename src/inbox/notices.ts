@@ -194,3 +194,26 @@ export async function tellBudget(
     "admins",
   );
 }
+
+/** An agent asked (ask_human): every member may answer. Answering or cancelling reads the items (markSourceRead). */
+export async function tellQuestionAsked(
+  trx: Db,
+  question: { id: string; workspace_id: string; issue_id: string; task_id: string; agent_id: string; question: string },
+): Promise<void> {
+  const issue = await issueOf(trx, question.issue_id);
+  const agent = await nameOf(trx, question.workspace_id, { type: "agent", id: question.agent_id });
+  await addInboxItems(
+    trx,
+    {
+      workspaceId: question.workspace_id,
+      kind: "question_asked",
+      issueId: question.issue_id,
+      taskId: question.task_id,
+      sourceId: question.id,
+      title: `${agent} asks a question on ${label(issue)}`,
+      body: question.question,
+      actor: { type: "agent", id: question.agent_id },
+    },
+    "members",
+  );
+}

@@ -98,7 +98,10 @@ async function principalCaller(
     // A task token: the agent's tools in the agent's workspace, acting as the agent.
     const { id: agentId, workspaceId: bound, taskId } = principal.agent;
     if (workspaceId !== undefined && workspaceId !== bound) throw new HttpError(403, KEY_OF_ANOTHER_WORKSPACE);
-    return { scope: { workspaceId: bound, userId: agentId, agentId }, owner: `${TASK_OWNER_PREFIX}${taskId}` };
+    return {
+      scope: { workspaceId: bound, userId: agentId, agentId, taskId },
+      owner: `${TASK_OWNER_PREFIX}${taskId}`,
+    };
   }
   if (principal.apiKey) {
     if (workspaceId !== undefined && workspaceId !== principal.apiKey.workspaceId) {
@@ -140,6 +143,7 @@ class RequestCaller implements ToolContext {
   readonly workspaceId?: string;
   readonly userId?: string;
   readonly agentId?: string;
+  readonly taskId?: string;
   private controller?: AbortController;
 
   constructor(
@@ -149,6 +153,7 @@ class RequestCaller implements ToolContext {
     if (caller.workspaceId !== undefined) this.workspaceId = caller.workspaceId;
     if (caller.userId !== undefined) this.userId = caller.userId;
     if (caller.agentId !== undefined) this.agentId = caller.agentId;
+    if (caller.taskId !== undefined) this.taskId = caller.taskId;
   }
 
   get signal(): AbortSignal {

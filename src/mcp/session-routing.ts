@@ -116,7 +116,11 @@ class PostgresRouting implements SessionRouting {
     if (!row) return undefined;
     const scope = {
       ...(row.user_id !== null && { userId: row.user_id }),
-      ...(row.user_id !== null && row.owner.startsWith(TASK_OWNER_PREFIX) && { agentId: row.user_id }),
+      ...(row.user_id !== null &&
+        row.owner.startsWith(TASK_OWNER_PREFIX) && {
+          agentId: row.user_id,
+          taskId: row.owner.slice(TASK_OWNER_PREFIX.length),
+        }),
       ...(row.workspace_id !== null && { workspaceId: row.workspace_id }),
     };
     const opener = {

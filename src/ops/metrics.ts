@@ -3,6 +3,7 @@
 // when Prometheus scrapes.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { TASK_STATUSES } from "../db/enums.ts";
 import type { Db } from "../db/index.ts";
 import { now } from "../db/values.ts";
 
@@ -76,7 +77,7 @@ export class ServerMetrics {
           .groupBy("status")
           .execute();
         this.reset();
-        for (const status of ["queued", "running", "waiting_approval", "succeeded", "failed", "cancelled"]) {
+        for (const status of TASK_STATUSES) {
           this.set({ status }, 0);
         }
         for (const row of rows) this.set({ status: row.status }, Number(row.count));

@@ -1,6 +1,7 @@
 // What a runner is handed with a claimed task (spec runtimes.md §2 Assignment): the task, its agent, issue and
 // comments, the prompt (the same frame an in-process run gets, plus how to act on the platform), the task token, the
-// platform's addresses and the resume pointer of an earlier attempt or task of the agent on the issue.
+// platform's addresses and the resume pointer of an earlier attempt or task of the agent on the issue. A task resumed
+// after a question its CLI asked starts its prompt with the answer.
 import type { z } from "zod";
 import type { Actor } from "../api/access.ts";
 import type { Db } from "../db/index.ts";
@@ -10,8 +11,9 @@ import { listComments } from "../platform/comments/service.ts";
 import { updateIssue } from "../platform/issues/service.ts";
 import { skillsForRunner } from "../skills/for-runners.ts";
 import { buildTaskFrame } from "../work/frame.ts";
+import { answeredSection, answersToResumeWith } from "../work/questions.ts";
 import type { TaskRow } from "../work/queue.ts";
-import type { TaskTrigger } from "../work/schemas.ts";
+import type { Question, TaskTrigger } from "../work/schemas.ts";
 import type { RunnerClaim } from "./claims.ts";
 import type { assignmentSchema } from "./schemas.ts";
 
@@ -69,7 +71,12 @@ export async function buildAssignment(
     },
     issue: frame.issue,
     comments,
-    prompt: promptOf(String(frame.message.message.content), agent.instructions, platform),
+    prompt: promptOf(
+      String(frame.message.message.content),
+      agent.instructions,
+      platform,
+      await answersToResumeWith(db, task.id, claim.runId),
+    ),
     skills: await skillsForRunner(db, task.workspace_id, agent.id, platform.url),
     token: claim.token,
     platform,
@@ -79,15 +86,18 @@ export async function buildAssignment(
 
 export type Assignment = z.infer<typeof assignmentSchema>;
 
-function promptOf(frame: string, instructions: string | null, platform: PlatformUrls): string {
+function promptOf(frame: string, instructions: string | null, platform: PlatformUrls, answered: Question[]): string {
   const parts = [];
   if (instructions?.trim()) parts.push("## Your instructions", instructions.trim(), "");
+  parts.push(...answeredSection(answered));
   parts.push(
     frame,
     "",
     "## Acting on the platform",
     `The platform's MCP server (${platform.mcp_url}) is configured for you: its tools (get_issue, update_issue, ` +
-      "add_comment, create_issue, list_issues, label_issue…) act as you, in this workspace only, while this task runs.",
+      "add_comment, create_issue, list_issues, label_issue…) act as you, in this workspace only, while this task runs. " +
+      "When you are unsure and guessing could do harm, its ask_human tool asks a person: your session pauses and " +
+      "resumes with their answer.",
     `Without MCP, call the REST API at ${platform.url}/api/v1 with the header ` +
       "`Authorization: Bearer $AGENT_PLATFORM_TOKEN` (the same task token); the task's id is in " +
       "`$AGENT_PLATFORM_TASK_ID` and the issue's identifier in `$AGENT_PLATFORM_ISSUE`.",

@@ -73,12 +73,6 @@ async function standing(db: Db, runner: RunnersTable, taskId: string): Promise<S
   return { held: { task, claim } };
 }
 
-async function requireHeld(db: Db, runner: RunnersTable, taskId: string): Promise<Held> {
-  const found = await standing(db, runner, taskId);
-  if (typeof found === "object" && "held" in found) return found.held;
-  throw conflict(NOT_HELD);
-}
-
 async function renew(db: Db, runner: RunnersTable, taskId: string, leaseMs: number): Promise<void> {
   await db
     .updateTable("tasks")
@@ -134,7 +128,10 @@ export async function reportEvents(
   return { cancel: false };
 }
 
-/** `POST runner/tasks/{id}/session`: the CLI's resume pointer. */
+/**
+ * `POST runner/tasks/{id}/session`: the CLI's resume pointer. Also taken for the run the CLI paused by asking a
+ * question (ask_human), which the answer resumes from it.
+ */
 export async function reportSession(
   db: Db,
   runner: RunnersTable,
@@ -142,7 +139,12 @@ export async function reportSession(
   session: { session_id: string; work_dir: string },
   leaseMs: number,
 ): Promise<void> {
-  const { task } = await requireHeld(db, runner, taskId);
+  const found = await standing(db, runner, taskId);
+  if (!(typeof found === "object" && "held" in found)) {
+    if (await sessionOfAskingRun(db, runner, taskId, session)) return;
+    throw conflict(NOT_HELD);
+  }
+  const { task } = found.held;
   await db
     .updateTable("tasks")
     .set({
@@ -154,6 +156,33 @@ export async function reportSession(
     .where("lease_owner", "=", leaseOwnerOf(runner.id))
     .where("status", "=", "running")
     .execute();
+}
+
+/** The resume pointer of the runner's own run that waits for an answer; false when the task is not that. */
+async function sessionOfAskingRun(
+  db: Db,
+  runner: RunnersTable,
+  taskId: string,
+  session: { session_id: string; work_dir: string },
+): Promise<boolean> {
+  if (!isId(taskId)) return false;
+  const updated = await db
+    .updateTable("tasks")
+    .set({ session_id: session.session_id, work_dir: session.work_dir })
+    .where("id", "=", taskId)
+    .where("workspace_id", "=", runner.workspace_id)
+    .where("status", "=", "waiting_input")
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom("runner_claims")
+          .select("runner_claims.task_id")
+          .whereRef("runner_claims.task_id", "=", "tasks.id")
+          .whereRef("runner_claims.run_id", "=", "tasks.run_id")
+          .where("runner_claims.runner_id", "=", runner.id),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) > 0;
 }
 
 /** Thrown inside a transaction to roll back what it wrote before learning the task is no longer held. */

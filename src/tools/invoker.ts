@@ -107,6 +107,7 @@ class DeadlineContext implements ToolContext {
   readonly workspaceId?: string;
   readonly userId?: string;
   readonly agentId?: string;
+  readonly taskId?: string;
   // ES private fields: never copied when a tool spreads its context into another one.
   readonly #caller: ToolContext;
   #controller?: AbortController;

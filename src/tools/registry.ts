@@ -18,6 +18,8 @@ export interface ToolContext {
   userId?: string;
   /** Set when an agent is the caller: what its tools do is recorded as done by this agent. */
   agentId?: string;
+  /** Set when the caller is a runner's agent CLI with a task token: the task it works on. */
+  taskId?: string;
   /** Aborted when the caller goes away (client disconnect, call hung up) or the call times out. */
   signal?: AbortSignal;
 }

@@ -1,5 +1,5 @@
-// Approvals: a person's decision on a tool call a run stopped before. Deciding the last pending one of a run makes its
-// task claimable again; whichever process claims it resumes the run from its stored thread.
+// Approvals: a person's decision on a tool call a run stopped before. Deciding the last pending one of a run (with no
+// question open) makes its task claimable again; whichever process claims it resumes the run from its stored thread.
 
 import type { Actor } from "../api/access.ts";
 import type { Page } from "../api/pagination.ts";
@@ -12,7 +12,7 @@ import { conflict, notFound } from "../http/errors.ts";
 import { markSourceRead } from "../inbox/items.ts";
 import { appendRunEvents } from "./run-events.ts";
 import type { Approval, ApprovalDecision, ApprovalStatus } from "./schemas.ts";
-import { announce } from "./signals.ts";
+import { resumeWhenSettled } from "./settled.ts";
 
 export const toApproval = ({ tool_call_id: _call, arguments: args, ...row }: ApprovalsTable): Approval => ({
   ...row,
@@ -79,22 +79,6 @@ export async function decideApproval(
     if (Number(decided.numUpdatedRows) === 0) throw conflict("This approval has already been decided");
     const approval: Approval = { ...before, status, decided_by: actor.id, comment, decided_at: at };
     await appendRunEvents(trx, approval.run_id, [{ type: "CUSTOM", name: "approval_decided", value: approval }]);
-    const stillPending = await trx
-      .selectFrom("approvals")
-      .select("id")
-      .where("run_id", "=", approval.run_id)
-      .where("status", "=", "pending")
-      .executeTakeFirst();
-    let resumes = false;
-    if (!stillPending) {
-      const task = await trx
-        .updateTable("tasks")
-        .set({ resume: 1, available_at: at, updated_at: at })
-        .where("id", "=", approval.task_id)
-        .where("status", "=", "waiting_approval")
-        .executeTakeFirst();
-      resumes = Number(task.numUpdatedRows) > 0;
-    }
     await appendEvent(trx, {
       workspaceId,
       type: "approval.decided",
@@ -105,7 +89,7 @@ export async function decideApproval(
       data: { task_id: approval.task_id, run_id: approval.run_id, status, tool_name: approval.tool_name },
     });
     await markSourceRead(trx, approval.id);
-    if (resumes) await announce(trx, { kind: "tasks" });
+    await resumeWhenSettled(trx, { taskId: approval.task_id, runId: approval.run_id, at });
     return approval;
   });
 }

@@ -1,4 +1,4 @@
-// Agents at work: the task queue ⇄ the worker ⇄ the agent runtime, and the API of tasks, runs and approvals.
+// Agents at work: the task queue ⇄ the worker ⇄ the agent runtime, and the API of tasks, runs, approvals and questions.
 // This plugin only wires them: the signals (how processes hear of work, opened by server.ts), the task runner, the worker of this process,
 // the run event streams, and the routes inside the workspace membership guard.
 import type { FastifyInstance } from "fastify";
@@ -14,6 +14,7 @@ import type { TargetPolicy } from "../http/targets.ts";
 import type { Drain } from "../ops/drain.ts";
 import type { ToolInvoker } from "../tools/invoker.ts";
 import type { PriceTable } from "../usage/prices.ts";
+import { questionRoutes } from "./question-routes.ts";
 import { workRoutes } from "./routes.ts";
 import { RunEventStreams } from "./run-stream.ts";
 import type { WorkSignals } from "./signals.ts";
@@ -66,6 +67,7 @@ export async function workPlugin(app: FastifyInstance, options: WorkOptions): Pr
     async (workspace) => {
       requireWorkspaceAccess(workspace, options.authenticator);
       await workspace.register(workRoutes, { db, tasks, streams, openStreams: options.openStreams });
+      await workspace.register(questionRoutes, { db });
     },
     { prefix: "/api/v1/workspaces/:ws_id" },
   );

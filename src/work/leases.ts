@@ -37,10 +37,11 @@ export interface ClaimedTask {
 }
 
 /**
- * Queued, or waiting with every approval decided: the condition of tasks_claim_order_idx, written out with literals
- * (not parameters) so that both databases match the query to that partial index.
+ * Queued, or waiting with every approval decided and every question answered: the condition of
+ * tasks_claim_order_idx, written out with literals (not parameters) so that both databases match the query to that
+ * partial index.
  */
-const CLAIMABLE = sql<boolean>`(tasks.status = 'queued' or (tasks.status = 'waiting_approval' and tasks.resume = 1))`;
+const CLAIMABLE = sql<boolean>`(tasks.status = 'queued' or (tasks.status in ('waiting_approval', 'waiting_input') and tasks.resume = 1))`;
 
 /**
  * A claim's locks (PostgreSQL): its tasks', and their workspaces' and agents' (db/lock-order.ts), each passed by when

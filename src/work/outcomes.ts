@@ -13,8 +13,9 @@ import { addRunUsage } from "../usage/record.ts";
 import { syncAgentStatus } from "./agent-work-status.ts";
 import { toApproval } from "./approvals.ts";
 import { type ClaimedTask, retryDelayMs } from "./leases.ts";
+import { ASK_HUMAN, type AskHumanInput, askQuestion, parseAskHuman, questionFor } from "./questions.ts";
 import { appendRunEvents, runErrorEvent, storeRunEvents } from "./run-events.ts";
-import type { Approval } from "./schemas.ts";
+import type { Approval, Question } from "./schemas.ts";
 import { announce } from "./signals.ts";
 
 /** Why an ending did not apply: the task was cancelled, or another process took it over (lease lost). */
@@ -303,21 +304,29 @@ export async function releaseTask(
 }
 
 /**
- * The run stopped before tool calls that need a person's approval: one approval per call, the task and run wait, and
- * the run's stream shows each request. Nothing of this process is held while they wait.
+ * The run stopped before tool calls that need a person: one approval per gated call, one question per ask_human call;
+ * the task and run wait (`waiting_input` while a question is open, else `waiting_approval`), and the run's stream shows
+ * each request. Nothing of this process is held while they wait.
  */
-export async function pauseForApproval(
+export async function pauseForPeople(
   db: Db,
   claimed: ClaimedTask,
   owner: string,
   calls: ToolCallRecord[],
   state: { tally: RunTally; commentsSeenUntil: string | null },
-): Promise<NotOurs | Approval[]> {
+): Promise<NotOurs | { approvals: Approval[]; questions: Question[] }> {
   return db.transaction().execute(async (trx) => {
     if (!(await holdParents(trx, claimed))) return "cancelled";
     const task = await heldTask(trx, claimed, owner);
     if (typeof task === "string") return task;
     const at = now();
+    const asks = calls.filter((call) => call.name === ASK_HUMAN);
+    const questions: Question[] = [];
+    for (const call of asks) {
+      const parsed = parseAskHuman(call.arguments);
+      if (!parsed.ok || (await questionFor(trx, claimed.runId, call.id))) continue;
+      questions.push(await askQuestion(trx, { task, runId: claimed.runId, toolCallId: call.id }, parsed.input));
+    }
     const asked = await trx
       .selectFrom("approvals")
       .select("tool_call_id")
@@ -325,7 +334,7 @@ export async function pauseForApproval(
       .execute();
     const askedIds = new Set(asked.map((row) => row.tool_call_id));
     const rows = calls
-      .filter((call) => !askedIds.has(call.id))
+      .filter((call) => call.name !== ASK_HUMAN && !askedIds.has(call.id))
       .map((call) => ({
         id: newId(),
         workspace_id: task.workspace_id,
@@ -343,14 +352,15 @@ export async function pauseForApproval(
         decided_at: null,
       }));
     if (rows.length > 0) await trx.insertInto("approvals").values(rows).execute();
+    const status = asks.length > 0 ? "waiting_input" : "waiting_approval";
     await trx
       .updateTable("tasks")
-      .set({ status: "waiting_approval", lease_owner: null, lease_expires_at: null, updated_at: at })
+      .set({ status, lease_owner: null, lease_expires_at: null, updated_at: at })
       .where("id", "=", task.id)
       .execute();
     await trx
       .updateTable("runs")
-      .set({ status: "waiting_approval", comments_seen_until: state.commentsSeenUntil })
+      .set({ status, comments_seen_until: state.commentsSeenUntil })
       .where("id", "=", claimed.runId)
       .execute();
     await addUsage(trx, claimed, state.tally);
@@ -363,9 +373,10 @@ export async function pauseForApproval(
     await syncAgentStatus(trx, { id: task.agent_id, workspaceId: task.workspace_id });
     await appendEvent(
       trx,
-      taskEvent(task, "task.waiting_approval", {
+      taskEvent(task, `task.${status}`, {
         run_id: claimed.runId,
         approval_ids: approvals.map((each) => each.id),
+        ...(asks.length > 0 && { question_ids: questions.map((each) => each.id) }),
       }),
     );
     for (const approval of approvals) {
@@ -386,7 +397,43 @@ export async function pauseForApproval(
       agentId: task.agent_id,
       approvals,
     });
-    return approvals;
+    return { approvals, questions };
+  });
+}
+
+/**
+ * A runner's CLI asked through MCP (ask_human with its task token): the question is created, and the task and its
+ * run wait in `waiting_input` with the runner's lease gone, so the runner's next heartbeat stops the CLI. The answer
+ * queues the task for a next assignment that resumes the CLI's session (settled.ts).
+ */
+export async function askFromRunner(db: Db, taskId: string, input: AskHumanInput): Promise<Question> {
+  return db.transaction().execute(async (trx) => {
+    const found = await trx
+      .selectFrom("tasks")
+      .select(["workspace_id", "agent_id"])
+      .where("id", "=", taskId)
+      .executeTakeFirst();
+    const gone = new Error("The task is no longer running: nothing was asked");
+    if (!found || !(await holdWorkspace(trx, found.workspace_id, { agentId: found.agent_id }))) throw gone;
+    const task = await trx
+      .selectFrom("tasks")
+      .selectAll()
+      .where("id", "=", taskId)
+      .$if(isPostgres(trx), (query) => query.forUpdate())
+      .executeTakeFirst();
+    if (task?.status !== "running" || task.run_id === null) throw gone;
+    const runId = task.run_id;
+    const question = await askQuestion(trx, { task, runId, toolCallId: null }, input);
+    const at = now();
+    await trx
+      .updateTable("tasks")
+      .set({ status: "waiting_input", lease_owner: null, lease_expires_at: null, updated_at: at })
+      .where("id", "=", task.id)
+      .execute();
+    await trx.updateTable("runs").set({ status: "waiting_input" }).where("id", "=", runId).execute();
+    await syncAgentStatus(trx, { id: task.agent_id, workspaceId: task.workspace_id });
+    await appendEvent(trx, taskEvent(task, "task.waiting_input", { run_id: runId, question_ids: [question.id] }));
+    return question;
   });
 }
 

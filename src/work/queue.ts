@@ -12,6 +12,7 @@ import { recordActivity } from "../events/activity.ts";
 import { appendEvent } from "../events/append.ts";
 import { markSourceRead } from "../inbox/items.ts";
 import { nameOf } from "../platform/names.ts";
+import { cancelOpenQuestions } from "./questions.ts";
 import { appendRunEvents, runErrorEvent } from "./run-events.ts";
 import type { TaskTrigger } from "./schemas.ts";
 import { announce } from "./signals.ts";
@@ -19,7 +20,7 @@ import { announce } from "./signals.ts";
 export type TaskRow = Selectable<TasksTable>;
 
 /** The predicate of the one-open-task-per-agent-and-issue index, written out so both databases infer that index. */
-const OPEN_TASK = sql<boolean>`status in ('queued', 'running', 'waiting_approval')`;
+const OPEN_TASK = sql<boolean>`status in ('queued', 'running', 'waiting_approval', 'waiting_input')`;
 
 export interface NewTask {
   workspaceId: string;
@@ -130,7 +131,8 @@ export async function cancelOpenTasks(
 /**
  * Cancels one open task inside `trx`; false if it had already ended. `task` is its row as read under its lock (FOR
  * UPDATE) in `trx`. A running task's process hears it at commit and stops the run within moments, and closes the
- * run itself; a waiting one's run is closed here, and its pending approvals end with it. The activity entry says so.
+ * run itself; a waiting one's run is closed here. Its pending approvals and open questions end with it. The activity
+ * entry says so.
  */
 export async function cancelTask(trx: Db, task: TaskRow, actor: Actor): Promise<boolean> {
   const at = now();
@@ -155,8 +157,9 @@ export async function cancelTask(trx: Db, task: TaskRow, actor: Actor): Promise<
       .where("status", "=", "pending")
       .execute();
   }
+  await cancelOpenQuestions(trx, task.id);
   // No process holds a waiting run: its record and its stream end here.
-  const closesRun = task.status === "waiting_approval" && task.run_id !== null;
+  const closesRun = (task.status === "waiting_approval" || task.status === "waiting_input") && task.run_id !== null;
   if (closesRun) {
     await trx.updateTable("runs").set({ status: "cancelled", finished_at: at }).where("id", "=", task.run_id).execute();
     await appendRunEvents(trx, task.run_id!, [runErrorEvent("The task was cancelled", "cancelled")]);

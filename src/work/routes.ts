@@ -149,7 +149,8 @@ export async function workRoutes(
         summary: "The run's AG-UI events as server-sent events: all so far, then live until the run ends",
         description:
           "Official AG-UI dialect (UPPER_SNAKE event names), one `id:` per event; `Last-Event-ID` resumes after it. " +
-          "Approvals show as CUSTOM events approval_requested and approval_decided.",
+          "Approvals show as CUSTOM events approval_requested and approval_decided, questions as question_asked and " +
+          "question_answered.",
         params: runParams,
         headers: z.object({ "last-event-id": lastEventId }),
         response: { 200: eventStream("The run's AG-UI events, live until the run ends") },

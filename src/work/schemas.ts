@@ -2,9 +2,9 @@
 import { z } from "zod";
 import { csvFilter, idField, text } from "../api/fields.ts";
 import { pageQuery } from "../api/pagination.ts";
-import { APPROVAL_STATUSES, RUN_STATUSES, TASK_STATUSES, TASK_TRIGGERS } from "../db/enums.ts";
+import { APPROVAL_STATUSES, QUESTION_STATUSES, RUN_STATUSES, TASK_STATUSES, TASK_TRIGGERS } from "../db/enums.ts";
 
-export type { ApprovalStatus, RunStatus, TaskStatus, TaskTrigger } from "../db/enums.ts";
+export type { ApprovalStatus, QuestionStatus, RunStatus, TaskStatus, TaskTrigger } from "../db/enums.ts";
 
 const taskStatusSchema = z.enum(TASK_STATUSES);
 const approvalStatusSchema = z.enum(APPROVAL_STATUSES);
@@ -74,9 +74,34 @@ export const approvalSchema = z
   })
   .meta({ id: "Approval" });
 
+/** At most this many characters in a free-text answer. */
+export const ANSWER_MAX = 10_000;
+
+export const questionSchema = z
+  .object({
+    id: z.string(),
+    workspace_id: z.string(),
+    task_id: z.string(),
+    run_id: z.string(),
+    agent_id: z.string(),
+    issue_id: z.string(),
+    question: z.string(),
+    options: z.array(z.string()).nullable().describe("The choices offered; null for a free-text answer"),
+    multiple: z.boolean().describe("Whether the answer is a list of the options (any number of them)"),
+    status: z.enum(QUESTION_STATUSES),
+    answer: z
+      .union([z.string().nullable(), z.array(z.string())])
+      .describe("One option or free text; a list of options when `multiple`; null while open"),
+    answered_by: z.string().nullable().describe("The member who answered; null while open or when cancelled"),
+    created_at: z.string(),
+    answered_at: z.string().nullable(),
+  })
+  .meta({ id: "Question" });
+
 export type Task = z.infer<typeof taskSchema>;
 export type Run = z.infer<typeof runSchema>;
 export type Approval = z.infer<typeof approvalSchema>;
+export type Question = z.infer<typeof questionSchema>;
 
 export const taskListQuery = pageQuery.extend({
   status: csvFilter(taskStatusSchema).describe(`Comma-separated, any of: ${TASK_STATUSES.join(", ")}`),
@@ -97,6 +122,20 @@ export const approvalListQuery = pageQuery.extend({
   status: csvFilter(approvalStatusSchema).describe(`Comma-separated, any of: ${APPROVAL_STATUSES.join(", ")}`),
 });
 
+export const questionListQuery = pageQuery.extend({
+  status: csvFilter(z.enum(QUESTION_STATUSES)).describe(`Comma-separated, any of: ${QUESTION_STATUSES.join(", ")}`),
+});
+
+export const answerQuestionBody = z.object({
+  answer: z
+    .union([text(ANSWER_MAX), z.array(text(ANSWER_MAX)).min(1).max(100)])
+    .describe(
+      "With options: one of them, or a list of them when the question allows several; else free text " +
+        `(at most ${ANSWER_MAX} characters)`,
+    ),
+});
+export type QuestionAnswer = z.infer<typeof answerQuestionBody>["answer"];
+
 export const createTaskBody = z.object({ agent_id: idField.describe("An agent of this workspace") });
 
 export const decideApprovalBody = z.object({
@@ -108,3 +147,4 @@ export type ApprovalDecision = z.infer<typeof decideApprovalBody>;
 export const taskParams = z.object({ ws_id: z.string(), task_id: z.string() });
 export const runParams = z.object({ ws_id: z.string(), run_id: z.string() });
 export const approvalParams = z.object({ ws_id: z.string(), approval_id: z.string() });
+export const questionParams = z.object({ ws_id: z.string(), question_id: z.string() });

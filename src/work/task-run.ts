@@ -1,7 +1,7 @@
 // One claimed task worked by its agent: the stage between the worker (claims, leases, cancellation) and the agent
 // runtime. It gives the run its frame and tools (platform tools acting as the agent, the agent's registry tools, its
-// MCP servers' tools), records the run's events, holds tool calls that need approval, posts the agent's answer, and
-// ends the task as the run ended.
+// MCP servers' tools), records the run's events, holds tool calls that need approval and ask_human calls until a person
+// answers, posts the agent's answer, and ends the task as the run ended.
 
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ModelError, type ModelSettings } from "../agents/model.ts";
@@ -24,6 +24,7 @@ import type { Tool } from "../tools/registry.ts";
 import { exhaustedBudget } from "../usage/budgets.ts";
 import { agentPrice, type PriceTable } from "../usage/prices.ts";
 import { decisionFor } from "./approvals.ts";
+import { questionGate } from "./ask-human.ts";
 import { buildTaskFrame, newComments } from "./frame.ts";
 import type { ClaimedTask } from "./leases.ts";
 import { checkedFetch } from "./mcp-fetch.ts";
@@ -35,7 +36,7 @@ import {
   type Failure,
   failTask,
   type NotOurs,
-  pauseForApproval,
+  pauseForPeople,
   releaseTask,
 } from "./outcomes.ts";
 import { lastEventSeq } from "./run-events.ts";
@@ -117,6 +118,7 @@ export class TaskRunner {
           resume,
           extraTools,
           approvals: (call) => decisionFor(db, claimed.runId, call.id),
+          gate: questionGate(db, claimed.runId),
           toolContext: { workspaceId: agent.workspace_id },
           managesAgentStatus: false,
           signal,
@@ -175,11 +177,11 @@ export class TaskRunner {
     for (;;) {
       if (result.heldToolCalls.length > 0) {
         await recorder.settle();
-        const paused = await pauseForApproval(db, claimed, owner, result.heldToolCalls, {
+        const paused = await pauseForPeople(db, claimed, owner, result.heldToolCalls, {
           tally: recorder,
           commentsSeenUntil: seenUntil,
         });
-        return Array.isArray(paused) ? { kind: "waiting" } : this.notOurs(paused, claimed, owner, recorder);
+        return typeof paused === "object" ? { kind: "waiting" } : this.notOurs(paused, claimed, owner, recorder);
       }
       // The run's events so far are written while the comments are read.
       const [fresh] = await Promise.all([newComments(db, claimed.task, seenUntil), recorder.flush()]);

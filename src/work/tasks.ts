@@ -18,9 +18,10 @@ import type { Task, TaskListQuery } from "./schemas.ts";
  */
 export type WaitingForRuntime = (db: Db, workspaceId: string, rows: TaskRow[]) => Promise<Set<string>>;
 
-/** Queued, or waiting with its approvals decided: what a claim would take but for a budget. */
+/** Queued, or waiting with its approvals decided and questions answered: what a claim would take but for a budget. */
 const isWaiting = (row: TaskRow) =>
-  row.status === "queued" || (row.status === "waiting_approval" && Number(row.resume) === 1);
+  row.status === "queued" ||
+  ((row.status === "waiting_approval" || row.status === "waiting_input") && Number(row.resume) === 1);
 
 /** The agents of these tasks that are at their (or their workspace's) monthly budget. */
 async function agentsOverBudget(db: Db, workspaceId: string, rows: TaskRow[]): Promise<Set<string>> {

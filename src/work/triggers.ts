@@ -104,7 +104,7 @@ async function wakeReadersOfOpenRuns(trx: Db, column: "agent_id" | "workspace_id
     .selectFrom("runs")
     .select("id")
     .where(column, "=", id)
-    .where("status", "in", ["running", "waiting_approval"])
+    .where("status", "in", ["running", "waiting_approval", "waiting_input"])
     .execute();
   for (const run of open) await announce(trx, { kind: "run", runId: run.id });
 }

@@ -82,8 +82,10 @@ describe.each(testDialects)("agent runtime (%s)", (dialect) => {
     const first = model.requests[0]?.body;
     expect(first.model).toBe("helper-model");
     expect(first.messages[0]).toEqual({ role: "system", content: "You help with releases." });
+    // ask_human is in every run of a platform agent (spec control.md §3).
     expect(first.tools.map((tool: { function: { name: string } }) => tool.function.name).sort()).toEqual([
       "agent_status_probe",
+      "ask_human",
       "explode",
     ]);
     // While it ran, the agent was working, and its tools acted inside its workspace as the agent.
@@ -105,6 +107,22 @@ describe.each(testDialects)("agent runtime (%s)", (dialect) => {
       { from: "working", to: "idle" },
     ]);
     expect(statusChanges.every((row) => row.actor_type === "agent" && row.actor_id === agentId)).toBe(true);
+  });
+
+  it("in a chat nobody waits for a resumed run: ask_human answers that the question goes in the reply", async () => {
+    model.reply(
+      { toolCalls: [{ id: "call_ask", name: "ask_human", arguments: { question: "Which release?" } }] },
+      { text: "Which release do you mean?" },
+    );
+    const response = await postAgui(
+      t.url,
+      seedRequest("agent-thread-ask", "run-ask", [{ id: "q1", role: "user", content: "Ship it" }]),
+      { path: `/agui?agent=${agentId}`, headers: asMember() },
+    );
+    expect(response.types.at(-1)).toBe("run_finished");
+    const result = response.frames.find((frame) => frame.data.type === "tool_call_result")?.data;
+    expect(result.content).toMatch(/^Error: Nobody can be asked from here.*ask them directly in your reply/);
+    expect((await t.db.selectFrom("questions").select("id").execute()).length).toBe(0);
   });
 
   it("a failing run leaves the agent in error, with activity", async () => {

@@ -82,11 +82,16 @@ describe.each(testDialects)("tasks, runs and approvals API (%s)", (dialect) => {
       [`${ws}/runs/{run_id}/events`]: ["get"],
       [`${ws}/approvals`]: ["get"],
       [`${ws}/approvals/{approval_id}`]: ["get", "post"],
+      [`${ws}/questions`]: ["get"],
+      [`${ws}/questions/{question_id}`]: ["get"],
+      [`${ws}/questions/{question_id}/answer`]: ["post"],
     };
     for (const [path, methods] of Object.entries(expected)) {
       expect(Object.keys(document.body.paths[path] ?? {}).sort(), path).toEqual(methods);
     }
-    expect(Object.keys(document.body.components.schemas)).toEqual(expect.arrayContaining(["Task", "Run", "Approval"]));
+    expect(Object.keys(document.body.components.schemas)).toEqual(
+      expect.arrayContaining(["Task", "Run", "Approval", "Question"]),
+    );
   });
 
   it("401 without credentials, 403 for non-members, before anything else", async () => {

@@ -102,6 +102,7 @@ describe.each(testDialects)("an issue assigned to an agent gets worked (%s)", (d
     }
     expect(toolNamesOf(first)).toEqual([
       "add_comment",
+      "ask_human",
       "create_issue",
       "get_issue",
       "label_issue",

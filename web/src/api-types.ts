@@ -27,7 +27,7 @@ import type {
   runtimeSchema,
 } from "../../src/runtimes/schemas.ts";
 import type { skillSchema } from "../../src/skills/schemas.ts";
-import type { approvalSchema, TaskStatus, taskSchema } from "../../src/work/schemas.ts";
+import type { approvalSchema, questionSchema, TaskStatus, taskSchema } from "../../src/work/schemas.ts";
 
 export type Issue = z.output<typeof issueSchema>;
 export type Autopilot = z.output<typeof autopilotSchema>;
@@ -55,6 +55,7 @@ export type Activity = z.output<typeof activitySchema>;
 export type Task = z.output<typeof taskSchema>;
 export type { TaskStatus };
 export type Approval = z.output<typeof approvalSchema>;
+export type Question = z.output<typeof questionSchema>;
 export type PlatformEvent = z.output<typeof eventSchema>;
 export type InboxItem = z.output<typeof inboxItemSchema>;
 export type ApiKey = z.output<typeof apiKeySchema>;
@@ -110,11 +111,8 @@ export const PROJECT_STATUSES = titled<ProjectStatus>({
 export const isArchived = (project: Project): boolean =>
   project.status === "completed" || project.status === "cancelled";
 
-/**
- * What a card says about its issue's open (or last, failed) task. `waiting_input` arrives with questions
- * (spec control.md §3); listed now so the card speaks of it the day the server has it.
- */
-const TASK_STATES: Record<TaskStatus | "waiting_input", string | null> = {
+/** What a card says about its issue's open (or last, failed) task. */
+const TASK_STATES: Record<TaskStatus, string | null> = {
   queued: "Working",
   running: "Working",
   waiting_approval: "Waiting for approval",
@@ -129,6 +127,7 @@ export const taskStatusTitle = titled<TaskStatus>({
   queued: "Queued",
   running: "Running",
   waiting_approval: "Waiting for approval",
+  waiting_input: "Waiting for input",
   succeeded: "Succeeded",
   failed: "Failed",
   cancelled: "Cancelled",

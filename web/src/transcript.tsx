@@ -1,13 +1,14 @@
 // AG-UI events (official dialect) folded into a chat transcript: text messages, tool calls with their arguments
-// and results, approvals, and how the run ended. Task runs and agent chats render through the same pieces: text as
+// and results, approvals, questions, and how the run ended. Task runs and agent chats render through the same pieces: text as
 // sanitised Markdown, tool arguments and results as collapsible, pretty-printed JSON.
-import type { Approval } from "./api-types.ts";
+import type { Approval, Question } from "./api-types.ts";
 import { Markdown } from "./markdown.tsx";
 
 export type TranscriptItem =
   | { kind: "text"; id: string; role: string; text: string }
   | { kind: "tool"; id: string; name: string; args: string; result?: string }
   | { kind: "approval"; id: string; approval: Approval; decided: boolean }
+  | { kind: "question"; id: string; question: Question }
   | { kind: "end"; id: string; error?: string };
 
 export interface AguiEvent {
@@ -40,6 +41,14 @@ export function applyEvent(items: TranscriptItem[], event: AguiEvent): Transcrip
         item.kind === "tool" && item.id === str("toolCallId") ? { ...item, result: str("content") } : item,
       );
     case "CUSTOM": {
+      if (event.name === "question_asked" || event.name === "question_answered") {
+        const question = event.value as Question | undefined;
+        if (!question?.id) return items;
+        if (event.name === "question_asked") return [...items, { kind: "question", id: question.id, question }];
+        return items.map((item) =>
+          item.kind === "question" && item.id === question.id ? { ...item, question } : item,
+        );
+      }
       const approval = event.value as Approval | undefined;
       if (!approval?.id) return items;
       if (event.name === "approval_requested")
@@ -71,10 +80,12 @@ export function Transcript({
   items,
   agentName = "Agent",
   renderApproval,
+  renderQuestion,
 }: {
   items: TranscriptItem[];
   agentName?: string;
   renderApproval?: ((approval: Approval, decided: boolean) => React.ReactNode) | undefined;
+  renderQuestion?: ((question: Question) => React.ReactNode) | undefined;
 }) {
   return (
     <ol className="transcript" aria-label="Transcript">
@@ -115,6 +126,18 @@ export function Transcript({
                 ) : (
                   <span>
                     Approval for <code>{item.approval.tool_name}</code>: {item.approval.status}
+                  </span>
+                )}
+              </li>
+            );
+          case "question":
+            return (
+              <li key={`q-${item.id}`} className="question-item">
+                {renderQuestion ? (
+                  renderQuestion(item.question)
+                ) : (
+                  <span>
+                    Question: {item.question.question} ({item.question.status})
                   </span>
                 )}
               </li>

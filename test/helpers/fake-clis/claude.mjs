@@ -3,7 +3,18 @@
 // system/init, assistant and user messages wrapping Anthropic content blocks, and the final result).
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { applyRunDirectives, applyStartDirectives, briefTitle, directives, readStdin, session } from "./directives.mjs";
+import {
+  answerIn,
+  applyRunDirectives,
+  applyStartDirectives,
+  askArguments,
+  briefTitle,
+  callMcpTool,
+  directives,
+  hang,
+  readStdin,
+  session,
+} from "./directives.mjs";
 
 const args = process.argv.slice(2);
 if (args.includes("--version")) {
@@ -85,7 +96,24 @@ print({
   plugins: [],
   uuid: randomUUID(),
 });
-if (applyRunDirectives(found)) {
+const heard = answerIn(prompt);
+if (typeof found.ask === "string" && heard === undefined) {
+  const toolUseId = `toolu_01${randomUUID().replaceAll("-", "").slice(0, 22)}`;
+  const input = askArguments(found.ask);
+  assistant([{ type: "tool_use", id: toolUseId, name: "mcp__platform__ask_human", input }], 30);
+  const text = await callMcpTool(mcpConfigs, "ask_human", input);
+  print({
+    type: "user",
+    message: {
+      role: "user",
+      content: [{ tool_use_id: toolUseId, type: "tool_result", content: [{ type: "text", text }] }],
+    },
+    parent_tool_use_id: null,
+    session_id: sessionId,
+    uuid: randomUUID(),
+  });
+  hang();
+} else if (applyRunDirectives(found)) {
   // hangs: the process lives on with the session started
 } else {
   const toolUseId = `toolu_01${randomUUID().replaceAll("-", "").slice(0, 22)}`;
@@ -115,7 +143,7 @@ if (applyRunDirectives(found)) {
     session_id: sessionId,
     uuid: randomUUID(),
   });
-  const answer = `${resumed ? `Resumed session ${resumed}. ` : ""}Worked on: ${briefTitle(prompt)}`;
+  const answer = `${resumed ? `Resumed session ${resumed}. ` : ""}Worked on: ${briefTitle(prompt)}${heard === undefined ? "" : ` (heard: ${heard})`}`;
   if (found["fail-turn"]) {
     print({
       type: "result",

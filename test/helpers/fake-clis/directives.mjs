@@ -8,6 +8,9 @@
 //   FAKE: commit <file>       write <file> in the working directory and commit it
 //   FAKE: push                after that commit, push the branch to origin
 //   FAKE: fail-turn           the turn fails (an API error), exit code as the real CLI gives it
+//   FAKE: ask <q>[ | <option>…] call the platform's ask_human over MCP, print its result, then keep going (a model
+//                             may): the runner must end the session; a brief holding "The answer: …" is the resumed
+//                             session: the answer is heard instead
 import { execFileSync, spawn } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -84,7 +87,40 @@ export function applyRunDirectives(found) {
   return false;
 }
 
-function hang() {
+/** Calls a tool of the first MCP server of `--mcp-config` (Streamable HTTP, stateless); returns its result's text. */
+export async function callMcpTool(mcpConfigs, name, args) {
+  const server = Object.values(mcpConfigs[0]?.mcpServers ?? {})[0];
+  const response = await fetch(server.url, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...server.headers },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
+  });
+  const text = await response.text();
+  const json = text.trimStart().startsWith("{")
+    ? JSON.parse(text)
+    : JSON.parse(
+        text
+          .split("\n")
+          .find((line) => line.startsWith("data: "))
+          .slice(6),
+      );
+  return json.result?.content?.[0]?.text ?? JSON.stringify(json.error ?? json);
+}
+
+/** `FAKE: ask Which colour? | Teal | Red` as ask_human's arguments. */
+export function askArguments(directive) {
+  const [question, ...options] = directive.split(" | ").map((part) => part.trim());
+  return options.length > 0 ? { question, options } : { question };
+}
+
+/** The answer a resumed session's brief carries, if any. */
+export const answerIn = (prompt) =>
+  prompt
+    .split("\n")
+    .find((line) => line.startsWith("The answer: "))
+    ?.slice("The answer: ".length);
+
+export function hang() {
   setInterval(() => {}, 60_000);
 }
 

@@ -1,5 +1,5 @@
 // What each card says of its issue's work: its agents' newest tasks that are open or failed, one request for the
-// whole board (tasks?latest=true), asked again as tasks, approvals and runtimes change.
+// whole board (tasks?latest=true), asked again as tasks, approvals, questions and runtimes change.
 import { getAll } from "../api.ts";
 import { type Task, type TaskStatus, taskState } from "../api-types.ts";
 import { useCoalesced, useWorkspaceEvents } from "../live.ts";
@@ -7,6 +7,7 @@ import { useResource } from "../use-resource.ts";
 
 /** When two agents work one issue, the card says what most needs a person. */
 const URGENCY: Record<TaskStatus, number> = {
+  waiting_input: 4,
   waiting_approval: 4,
   failed: 3,
   running: 2,
@@ -23,7 +24,7 @@ export interface WorkState {
 export function useWorkStates(workspaceId: string): Map<string, WorkState> | undefined {
   const tasks = useResource(async () => {
     const list = await getAll<Task>(
-      `workspaces/${workspaceId}/tasks?latest=true&status=queued,running,waiting_approval,failed`,
+      `workspaces/${workspaceId}/tasks?latest=true&status=queued,running,waiting_approval,waiting_input,failed`,
     );
     const states = new Map<string, WorkState>();
     for (const task of list) {
@@ -37,7 +38,7 @@ export function useWorkStates(workspaceId: string): Map<string, WorkState> | und
   const reload = useCoalesced(tasks.reload, 100);
   useWorkspaceEvents(workspaceId, (event) => {
     // A runtime coming or going changes whether a queued task waits for one.
-    if (event.type === "stream.open" || /^(task|approval|run|runtime)\./.test(event.type)) reload();
+    if (event.type === "stream.open" || /^(task|approval|question|run|runtime)\./.test(event.type)) reload();
   });
   return tasks.data;
 }

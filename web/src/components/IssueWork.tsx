@@ -1,5 +1,5 @@
 // The agents' tasks on this issue, newest first; each task's current run streams like a chat, with Cancel task
-// while it is open, Approve / Deny on a waiting tool call, and Run again once it has ended.
+// while it is open, Approve / Deny on a waiting tool call, the answer to a question, and Run again once it has ended.
 import { useState } from "react";
 import { api, getAll } from "../api.ts";
 import { type Approval, type Issue, OPEN_TASK_STATUSES, type Task, taskStatusTitle } from "../api-types.ts";
@@ -100,6 +100,7 @@ export function IssueWork({ issue, revision }: { issue: Issue; revision: number 
                 workspaceId={ws.id}
                 runId={task.run_id}
                 agentName={name}
+                onAnswered={work.reload}
                 renderApproval={(approval, decided) => (
                   <ApprovalCard
                     workspaceId={ws.id}

@@ -1,9 +1,10 @@
 // A task's run, live: replays runs/{id}/events and follows it until the run ends, resuming with Last-Event-ID
-// when the connection drops.
+// when the connection drops. A question the run asked is answered from it.
 import { useEffect, useState } from "react";
-import type { Approval } from "../api-types.ts";
+import type { Approval, Question } from "../api-types.ts";
 import { openStream, readSse } from "../sse.ts";
 import { type AguiEvent, applyEvent, Transcript, type TranscriptItem } from "../transcript.tsx";
+import { QuestionCard } from "./QuestionCard.tsx";
 
 const TERMINAL = new Set(["RUN_FINISHED", "RUN_ERROR"]);
 
@@ -12,6 +13,8 @@ export function RunView(props: {
   runId: string;
   agentName?: string;
   renderApproval?: (approval: Approval, decided: boolean) => React.ReactNode;
+  /** Told when a question of the run is answered from it. */
+  onAnswered?: () => void;
 }) {
   const [items, setItems] = useState<TranscriptItem[]>([]);
   const [live, setLive] = useState(false);
@@ -55,7 +58,19 @@ export function RunView(props: {
 
   return (
     <div className="run" aria-live="polite" aria-busy={live}>
-      <Transcript items={items} agentName={props.agentName} renderApproval={props.renderApproval} />
+      <Transcript
+        items={items}
+        agentName={props.agentName}
+        renderApproval={props.renderApproval}
+        renderQuestion={(question: Question) => (
+          <QuestionCard
+            key={`${question.id}-${question.status}`}
+            workspaceId={workspaceId}
+            question={question}
+            onAnswered={props.onAnswered}
+          />
+        )}
+      />
     </div>
   );
 }
