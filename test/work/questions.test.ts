@@ -130,6 +130,28 @@ describe.each(testDialects)("questions (%s)", (dialect) => {
     });
   });
 
+  it("a question is in every member's inbox (not an outsider's) until someone answers it", async () => {
+    const { question } = await askingRun("Inboxer", { question: "Ship it today?", options: ["yes", "no"] });
+    const inbox = async (token: string) =>
+      ((await f.api.get(`me/inbox?workspace_id=${f.ws}`, { token })).body as any[]).filter(
+        (item) => item.kind === "question_asked" && item.body === "Ship it today?",
+      );
+    for (const person of [f.owner, f.admin, f.member]) {
+      expect(await inbox(person.token)).toEqual([
+        expect.objectContaining({ workspace_id: f.ws, title: expect.stringContaining("Inboxer"), read_at: null }),
+      ]);
+    }
+    expect((await f.api.get("me/inbox", { token: f.outsider.token })).body).not.toContainEqual(
+      expect.objectContaining({ kind: "question_asked", body: "Ship it today?" }),
+    );
+    f.model.reply({ text: "Shipping." });
+    expect((await answer(question.id, { answer: "yes" }, f.admin.token)).status).toBe(200);
+    // Answered by one, read for everyone.
+    for (const person of [f.owner, f.admin, f.member]) {
+      expect((await inbox(person.token))[0]?.read_at).toEqual(expect.any(String));
+    }
+  });
+
   it("an answer that is not one of the options is a 400; several options when the question allows them", async () => {
     const { issue, question, callId } = await askingRun("Chooser", {
       question: "Which labels apply?",
