@@ -8,7 +8,7 @@ import { useResource, useSession } from "../use-resource.ts";
 import { isAdmin, useWorkspace } from "../workspace.tsx";
 import { BudgetForm } from "./BudgetForm.tsx";
 import { AgentBlockedByBudget } from "./BudgetReason.tsx";
-import { usd } from "./money.ts";
+import { budgetShare, usd } from "./money.ts";
 import { currentMonth, usagePath } from "./month.ts";
 
 const CHANGES = /^(run\.finished|task\.(succeeded|failed|cancelled|waiting_approval)|budget\.)/;
@@ -38,7 +38,7 @@ export function AgentCost({ agent }: { agent: Agent }) {
       {spent !== undefined && (
         <p>
           {month.title}: <strong>{usd(spent)}</strong> over {runs} {runs === 1 ? "run" : "runs"}
-          {budget === null ? ", no monthly budget of its own." : ` of its ${usd(budget)} monthly budget.`}
+          {budget === null ? ", no monthly budget of its own." : `, ${budgetShare(spent, budget, "its")}.`}
         </p>
       )}
       {isAdmin(ws, session?.user.id) && (

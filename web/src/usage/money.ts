@@ -14,6 +14,12 @@ const count = new Intl.NumberFormat();
 /** "1,234" (in the browser's own grouping). */
 export const tokens = (value: number): string => count.format(value);
 
+/** How much of a monthly budget is spent, in words: "40 % of the $5.00 monthly budget" (`whose` "the" or "its"). */
+export function budgetShare(spent: number, budget: number, whose: "the" | "its"): string {
+  if (budget === 0) return `${whose} monthly budget of $0.00`;
+  return `${Math.floor((spent / budget) * 100)} % of ${whose} ${usd(budget)} monthly budget`;
+}
+
 /** A budget as typed: "" is no limit; else dollars, at least 0. The message names the field in plain words. */
 export function parseBudget(value: string, label: string): { amount: number | null } | { error: string } {
   const trimmed = value.trim().replace(/^\$/, "").replaceAll(",", "");

@@ -7,7 +7,7 @@ import { Empty, Loaded, Table } from "../../components.tsx";
 import { useCoalesced, useWorkspaceEvents } from "../../live.ts";
 import { BudgetForm } from "../../usage/BudgetForm.tsx";
 import { CostByDay, daysOfMonth } from "../../usage/CostByDay.tsx";
-import { tokens, usd } from "../../usage/money.ts";
+import { budgetShare, tokens, usd } from "../../usage/money.ts";
 import { currentMonth, usagePath } from "../../usage/month.ts";
 import { useResource, useSession } from "../../use-resource.ts";
 import { isAdmin, useWorkspace } from "../../workspace.tsx";
@@ -45,7 +45,7 @@ export function Usage() {
             <>
               <p className="usage-summary">
                 {month.title}: <strong>{usd(spent)}</strong> over {runs} {runs === 1 ? "run" : "runs"}
-                {budgetText(spent, budget)}
+                {budget === null ? ", no monthly budget." : `, ${budgetShare(spent, budget, "the")}.`}
                 {budget !== null && spent >= budget && (
                   <strong className="error"> The budget is spent: no new run starts until it is raised.</strong>
                 )}
@@ -97,13 +97,6 @@ export function Usage() {
       </Loaded>
     </SettingsSection>
   );
-}
-
-/** ", 40 % of the $5.00 monthly budget." */
-function budgetText(spent: number, budget: number | null): string {
-  if (budget === null) return ", no monthly budget.";
-  if (budget === 0) return ", with a monthly budget of $0.00.";
-  return `, ${Math.floor((spent / budget) * 100)} % of the ${usd(budget)} monthly budget.`;
 }
 
 function UsageCells({ row }: { row: UsageRow }) {
