@@ -4,12 +4,15 @@
 // stopped by its budget saying why on its page and on the issue whose task waits.
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiClient, startTestApp, type TestApp } from "../helpers/app.ts";
+import { ApiClient, registerUser, startTestApp, type TestApp } from "../helpers/app.ts";
 import { launchBrowser, signUpAndCreateWorkspace, type TestBrowser } from "../helpers/browser.ts";
 import { testDialects } from "../helpers/databases.ts";
 import { eventually } from "../helpers/eventually.ts";
 import { TestModelServer } from "../helpers/model-server.ts";
 import { needs } from "../helpers/system-tools.ts";
+
+// Functions passed to page.evaluate run in the browser: its globals, untyped here (the server's types have no DOM).
+declare const localStorage: any;
 
 /** USD per million tokens: the model double's default report (11 in, 7 out) costs 0.011 + 0.014 = $0.0250. */
 const PRICE = { input: 1000, output: 2000 };
@@ -152,6 +155,21 @@ describe.each(testDialects)("usage and budgets in the browser (%s)", needs("chro
     await api.patch(`workspaces/${ws}/agents/${coder.id}`, { monthly_budget_usd: 1 }, { token });
     await task.getByText("Succeeded", { exact: true }).waitFor();
     expect(await task.getByText(/Waiting: the monthly budget/).count()).toBe(0);
+  });
+
+  it("a member sees the spend and the budgets, but no budget field to change", async () => {
+    const member = await registerUser(api, "member");
+    await api.post(`workspaces/${ws}/members`, { email: member.user.email, role: "member" }, { token });
+    await page.evaluate((session) => localStorage.setItem("agent-platform.session", session), JSON.stringify(member));
+    await page.goto(`${t.url}/w/${ws}/settings/usage`);
+    await page.getByText("Admins set the workspace's monthly budget.").waitFor();
+    await page.getByRole("table", { name: "Usage by agent" }).getByRole("row").filter({ hasText: "Coder" }).waitFor();
+    expect(await page.getByRole("textbox", { name: "Monthly budget (USD)" }).count()).toBe(0);
+
+    await page.goto(`${t.url}/w/${ws}/agents/${coder.id}`);
+    const cost = page.getByRole("region", { name: "Cost this month" });
+    await cost.getByText(/: \$0\.0750 over 3 runs, 7 % of its \$1\.00 monthly budget\./).waitFor();
+    expect(await cost.getByRole("textbox", { name: "Monthly budget (USD)" }).count()).toBe(0);
     expect(browser.problems.filter((problem) => !/status of 4\d\d/.test(problem))).toEqual([]);
   });
 });
