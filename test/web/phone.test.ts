@@ -94,6 +94,7 @@ describe("the dashboard at 390 px", () => {
       ["webhooks", `${base}/settings/webhooks`],
       ["projects", `${base}/settings/projects`],
       ["labels", `${base}/settings/labels`],
+      ["usage", `${base}/settings/usage`],
       ["not found", `${base}/nowhere`],
       ["new workspace", "/new-workspace"],
     );

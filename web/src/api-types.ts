@@ -27,7 +27,8 @@ import type {
   runtimeSchema,
 } from "../../src/runtimes/schemas.ts";
 import type { skillSchema } from "../../src/skills/schemas.ts";
-import type { approvalSchema, questionSchema, TaskStatus, taskSchema } from "../../src/work/schemas.ts";
+import type { usageRowSchema } from "../../src/usage/routes.ts";
+import type { approvalSchema, questionSchema, runSchema, TaskStatus, taskSchema } from "../../src/work/schemas.ts";
 
 export type Issue = z.output<typeof issueSchema>;
 export type Autopilot = z.output<typeof autopilotSchema>;
@@ -56,6 +57,8 @@ export type Task = z.output<typeof taskSchema>;
 export type { TaskStatus };
 export type Approval = z.output<typeof approvalSchema>;
 export type Question = z.output<typeof questionSchema>;
+export type Run = z.output<typeof runSchema>;
+export type UsageRow = z.output<typeof usageRowSchema>;
 export type PlatformEvent = z.output<typeof eventSchema>;
 export type InboxItem = z.output<typeof inboxItemSchema>;
 export type ApiKey = z.output<typeof apiKeySchema>;

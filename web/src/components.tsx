@@ -127,10 +127,17 @@ export function Options({ of }: { of: readonly (readonly [string, string])[] }) 
 }
 
 /** A table under its column heads; with `actions`, a last column for each row's buttons, named for screen readers. */
-export function Table(props: { columns: string[]; actions?: boolean; className?: string; children: ReactNode }) {
+export function Table(props: {
+  columns: string[];
+  actions?: boolean;
+  className?: string;
+  /** The table's accessible name, when the heading above it does not say enough. */
+  label?: string;
+  children: ReactNode;
+}) {
   return (
     <div className="table-wrap">
-      <table className={props.className}>
+      <table className={props.className} aria-label={props.label}>
         <thead>
           <tr>
             {props.columns.map((column) => (

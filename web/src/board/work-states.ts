@@ -28,7 +28,12 @@ export function useWorkStates(workspaceId: string): Map<string, WorkState> | und
     );
     const states = new Map<string, WorkState>();
     for (const task of list) {
-      const text = task.waiting_for === "runtime" ? "Waiting for a runtime" : taskState(task.status);
+      const text =
+        task.waiting_for === "runtime"
+          ? "Waiting for a runtime"
+          : task.waiting_for === "budget"
+            ? "Waiting for budget"
+            : taskState(task.status);
       const held = states.get(task.issue_id);
       if (text && (!held || URGENCY[task.status] > URGENCY[held.status]))
         states.set(task.issue_id, { status: task.status, text });
@@ -37,8 +42,8 @@ export function useWorkStates(workspaceId: string): Map<string, WorkState> | und
   }, [workspaceId]);
   const reload = useCoalesced(tasks.reload, 100);
   useWorkspaceEvents(workspaceId, (event) => {
-    // A runtime coming or going changes whether a queued task waits for one.
-    if (event.type === "stream.open" || /^(task|approval|question|run|runtime)\./.test(event.type)) reload();
+    // A runtime coming or going, or a budget reached, changes whether a queued task waits for one.
+    if (event.type === "stream.open" || /^(task|approval|question|run|runtime|budget)\./.test(event.type)) reload();
   });
   return tasks.data;
 }

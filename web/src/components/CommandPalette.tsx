@@ -55,6 +55,7 @@ export function CommandPalette({ onClose }: { onClose: () => void }) {
     ["Settings: Webhooks", "settings/webhooks"],
     ["Settings: Projects", "settings/projects"],
     ["Settings: Labels", "settings/labels"],
+    ["Settings: Usage", "settings/usage"],
   ].map(([name, path]) => ({ key: `page-${path}`, text: name!, kind: "Page", to: `${base}/${path}` }));
   const agents: Destination[] = ws.agents.map((agent) => ({
     key: `agent-${agent.id}`,

@@ -5,6 +5,8 @@ import { api, getAll } from "../api.ts";
 import { type Approval, type Issue, OPEN_TASK_STATUSES, type Task, taskStatusTitle } from "../api-types.ts";
 import { ErrorLine, LoadFailed } from "../components.tsx";
 import { Link } from "../router.tsx";
+import { WaitingForBudget } from "../usage/BudgetReason.tsx";
+import { RunCost } from "../usage/RunCost.tsx";
 import { useReloadOn, useResource } from "../use-resource.ts";
 import { useWorkspace } from "../workspace.tsx";
 import { ApprovalCard } from "./ApprovalCard.tsx";
@@ -94,6 +96,7 @@ export function IssueWork({ issue, revision }: { issue: Issue; revision: number 
                 <Link to={`/w/${ws.id}/runtimes`}>See runtimes</Link>
               </p>
             )}
+            {task.waiting_for === "budget" && <WaitingForBudget workspaceId={ws.id} />}
             {task.error && <p className="error">{task.error}</p>}
             {task.run_id && (
               <RunView
@@ -110,6 +113,7 @@ export function IssueWork({ issue, revision }: { issue: Issue; revision: number 
                 )}
               />
             )}
+            <RunCost workspaceId={ws.id} task={task} />
           </article>
         );
       })}

@@ -11,6 +11,7 @@ import { Time } from "../components/Time.tsx";
 import { Loaded, Loading, NotFound } from "../components.tsx";
 import { useCoalesced, useWorkspaceEvents } from "../live.ts";
 import { Link, navigate } from "../router.tsx";
+import { AgentCost } from "../usage/AgentCost.tsx";
 import { useResource } from "../use-resource.ts";
 import { useWorkspace } from "../workspace.tsx";
 
@@ -77,6 +78,7 @@ export function AgentPage({ agentId }: { agentId: string }) {
           }}
         />
       )}
+      <AgentCost agent={agent} />
       <div className="split">
         <AgentChat agentId={agent.id} agentName={agent.name} />
         <section aria-labelledby="agent-tasks">

@@ -61,6 +61,8 @@ export function IssuePage({ issueId }: { issueId: string }) {
     if (event.type.startsWith("issue.") || event.type.startsWith("dependency.")) reloadRelated();
     // A runtime coming or going changes whether this issue's queued task waits for one.
     if (event.type.startsWith("runtime.")) bump();
+    // So does a budget reached, raised or lowered (waiting_for: budget).
+    if (event.type.startsWith("budget.") || event.type === "agent.status_changed") bump();
     if (event.issue_id !== issueId && event.entity_id !== issueId) return;
     if (event.type.startsWith("issue.") || event.type.startsWith("label.")) reloadIssue();
     reloadActivity();

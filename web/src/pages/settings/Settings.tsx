@@ -5,6 +5,7 @@ import { ApiKeys } from "./ApiKeys.tsx";
 import { Labels } from "./Labels.tsx";
 import { Members } from "./Members.tsx";
 import { Projects } from "./Projects.tsx";
+import { Usage } from "./Usage.tsx";
 import { Webhooks } from "./Webhooks.tsx";
 
 export const SETTINGS_SECTIONS = [
@@ -13,6 +14,7 @@ export const SETTINGS_SECTIONS = [
   ["webhooks", "Webhooks"],
   ["projects", "Projects"],
   ["labels", "Labels"],
+  ["usage", "Usage"],
 ] as const;
 
 type SettingsSection = (typeof SETTINGS_SECTIONS)[number][0];
@@ -23,6 +25,7 @@ const SECTIONS: Record<SettingsSection, () => React.ReactNode> = {
   webhooks: Webhooks,
   projects: Projects,
   labels: Labels,
+  usage: Usage,
 };
 
 export function Settings({ section }: { section: SettingsSection }) {
