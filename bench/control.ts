@@ -5,7 +5,10 @@
 //    (target p99 < 50 ms with budgets): the claim's budget check must cost next to nothing;
 // 2. usage: `GET usage?group_by=day` over 100,000 runs of this month (seeded directly through the db layer, with their
 //    daily rollup) under a few connections, beside a bare Fastify route answering `select 1` from the same database
-//    (target p99 < 100 ms); a range that cuts a day (read from the runs, not the rollup) is shown too, without target.
+//    (target p99 < 100 ms); a range that cuts a day (read from the runs, not the rollup) is shown too, without target;
+// 3. inbox: with 100,000 items in one person's inbox, `GET me/inbox/count` (p99 < 5 ms) and `GET me/inbox?unread=true`
+//    (p99 < 20 ms) beside `GET auth/me`, and a comment naming 50 members (p99 < 50 ms) beside one naming nobody
+//    (bench/support/inbox-scenario.ts).
 // Each on SQLite, and on PostgreSQL when TEST_DATABASE_URL names a server (BENCH_DIALECT=sqlite|postgres: one only).
 // Scenarios are a list (SCENARIOS below): name some to run only those, e.g. `npm run bench -- control usage`.
 import { type Insertable, sql } from "kysely";
@@ -15,6 +18,7 @@ import type { RunsTable, TasksTable } from "../src/db/schema.ts";
 import { newId, timestampAt } from "../src/db/values.ts";
 import { createTestDatabase } from "../test/helpers/databases.ts";
 import { TestModelServer } from "../test/helpers/model-server.ts";
+import { inboxScenario } from "./support/inbox-scenario.ts";
 import { fmt, load, startChild } from "./support/processes.ts";
 
 const PICKUP_SAMPLES = 100;
@@ -338,8 +342,7 @@ interface Scenario {
 const SCENARIOS: Scenario[] = [
   { name: "budgets", run: budgetsScenario },
   { name: "usage", run: usageScenario },
-  // Inbox (spec control.md §4): its scenarios go here, e.g. { name: "inbox", run: inboxScenario }, each beside a bare
-  // baseline in the same run like the two above.
+  { name: "inbox", run: inboxScenario },
 ];
 
 const named = process.argv.slice(3);

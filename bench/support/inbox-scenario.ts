@@ -1,13 +1,12 @@
-// npm run bench -- inbox
+// `npm run bench -- control inbox` (one of bench/control.ts's scenarios).
 // With 100,000 items in one person's inbox (90 % unread): GET me/inbox/count and GET me/inbox?unread=true under 4
 // connections, beside GET /auth/me (the same credential check and a one-row read) as the baseline; then a comment
 // naming 50 members (its 50 items in the comment's transaction) posted one at a time, beside a comment naming nobody.
 // Targets (issue bench): count p99 < 5 ms, unread list p99 < 20 ms, the 50-mention comment p99 < 50 ms.
-// On SQLite always, and on PostgreSQL when TEST_DATABASE_URL (or BENCH_DATABASE_URL) names a server.
 import { randomUUID } from "node:crypto";
-import { openDatabase } from "../src/db/index.ts";
-import { createTestDatabase } from "../test/helpers/databases.ts";
-import { fmt, load, startChild } from "./support/processes.ts";
+import { openDatabase } from "../../src/db/index.ts";
+import { createTestDatabase } from "../../test/helpers/databases.ts";
+import { fmt, load, startChild } from "./processes.ts";
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = 4;
@@ -84,7 +83,8 @@ async function timedComments(url: string, token: string, content: string): Promi
   return times;
 }
 
-async function benchDialect(dialect: "sqlite" | "postgres") {
+/** Prints the figures for one dialect; true when every target is met. */
+export async function inboxScenario(dialect: "sqlite" | "postgres"): Promise<boolean> {
   const database = await createTestDatabase(dialect);
   const server = await startChild("bench/support/platform-server.ts", [], { DATABASE_URL: database.url });
   try {
@@ -137,17 +137,13 @@ async function benchDialect(dialect: "sqlite" | "postgres") {
     console.log(`  comment naming ${MENTIONED} members  p99 ${fmt(p99(mentioning))} ms`);
     const told = await json(`${base}/api/v1/me/inbox/count`, "GET", undefined, members[0].token);
     if (told.unread !== COMMENTS) throw new Error(`expected ${COMMENTS} items for a member, got ${told.unread}`);
+    const met = count.p99 < 5 && unread.p99 < 20 && p99(mentioning) < 50;
+    console.log(
+      `  targets: count p99 < 5 ms, unread list p99 < 20 ms, 50 mentions p99 < 50 ms: ${met ? "PASS" : "FAIL"}`,
+    );
+    return met;
   } finally {
     await server.stop();
     await database.drop();
   }
-}
-
-const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
-if (postgresUrl && !process.env.TEST_DATABASE_URL) process.env.TEST_DATABASE_URL = postgresUrl;
-const only = process.env.BENCH_DIALECT;
-for (const dialect of ["sqlite", "postgres"] as const) {
-  if (only && only !== dialect) continue;
-  if (dialect === "postgres" && !postgresUrl) continue;
-  await benchDialect(dialect);
 }
