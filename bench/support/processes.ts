@@ -4,7 +4,7 @@ import autocannon from "autocannon";
 
 const root = new URL("../../", import.meta.url).pathname;
 
-/** Starts `tsx <script>` as a child process and resolves with the first line it prints (its URL). */
+/** Starts `tsx <script>` as a child process and resolves with the first URL it prints (a log line may come first). */
 export async function startChild(
   script: string,
   args: string[] = [],
@@ -18,7 +18,12 @@ export async function startChild(
   });
   const lines = createInterface({ input: child.stdout! });
   const url = await new Promise<string>((resolve, reject) => {
-    lines.once("line", resolve);
+    const onLine = (line: string) => {
+      if (!/^https?:\/\//.test(line.trim())) return;
+      lines.off("line", onLine);
+      resolve(line);
+    };
+    lines.on("line", onLine);
     child.once("exit", (code) => reject(new Error(`${script} exited with ${code}`)));
   });
   return {
