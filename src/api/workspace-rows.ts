@@ -1,10 +1,10 @@
 // Rows that belong to one workspace, read by id or listed a page at a time (IDOR rule: another workspace's id is
 // "not found").
 import { type Selectable, sql } from "kysely";
-import { type Db, isPostgres, isUniqueViolation } from "../db/index.ts";
+import { type Db, isPostgres } from "../db/index.ts";
 import type { Database } from "../db/schema.ts";
 import { isId } from "../db/values.ts";
-import { conflict, notFound } from "../http/errors.ts";
+import { notFound } from "../http/errors.ts";
 import type { Page } from "./pagination.ts";
 
 /** Tables whose rows belong to one workspace and are named by their id. */
@@ -62,14 +62,4 @@ export async function listInWorkspace<T extends WorkspaceTable>(
     .offset(page.offset)
     .execute();
   return rows as Selectable<Database[T]>[];
-}
-
-/** Runs `work`, turning a unique-key violation (a name or pair taken) into 409 with `message`. */
-export async function uniqueOr409<T>(message: string, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (isUniqueViolation(error)) throw conflict(message);
-    throw error;
-  }
 }

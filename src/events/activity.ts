@@ -33,8 +33,8 @@ export function recordActivity(db: Db, entry: ActivityEntry): Promise<void> {
   });
 }
 
-/** An entry about one row: its id and action come from the write that records it. */
-type RowEntry = Omit<ActivityEntry, "entityId" | "action">;
+/** An entry about one row, whose id comes from the write that records it; `action` defaults to its verb. */
+type RowEntry = Omit<ActivityEntry, "entityId" | "action"> & { action?: string };
 
 /** Tables whose rows a mutation creates, changes or deletes with its activity entry, named by their `id`. */
 type RecordedTable =
@@ -51,7 +51,7 @@ type RecordedTable =
   | "issues"
   | "members";
 
-/** Inserts the row and records `<entity>.created` for it. */
+/** Inserts the row and records it (`<entity>.created` unless `action` names another). */
 export async function insertCreated<T extends RecordedTable>(
   db: Db,
   table: T,
@@ -62,7 +62,7 @@ export async function insertCreated<T extends RecordedTable>(
     .insertInto(table as RecordedTable)
     .values(row as never)
     .execute();
-  await recordActivity(db, { ...entry, entityId: row.id, action: `${entry.entityType}.created` });
+  await recordActivity(db, { ...entry, entityId: row.id, action: entry.action ?? `${entry.entityType}.created` });
 }
 
 /** Sets `columns` on the row and records the change (`<entity>.updated` unless `action` names another). */
@@ -71,7 +71,7 @@ export async function updateRecorded<T extends RecordedTable>(
   table: T,
   id: string,
   columns: Updateable<Database[T]>,
-  entry: RowEntry & { action?: string },
+  entry: RowEntry,
 ): Promise<void> {
   await db
     .updateTable(table as RecordedTable)
@@ -81,10 +81,10 @@ export async function updateRecorded<T extends RecordedTable>(
   await recordActivity(db, { ...entry, entityId: id, action: entry.action ?? `${entry.entityType}.updated` });
 }
 
-/** Deletes the row and records `<entity>.deleted` for it. */
+/** Deletes the row and records it (`<entity>.deleted` unless `action` names another). */
 export async function deleteRecorded(db: Db, table: RecordedTable, id: string, entry: RowEntry): Promise<void> {
   await db.deleteFrom(table).where("id", "=", id).execute();
-  await recordActivity(db, { ...entry, entityId: id, action: `${entry.entityType}.deleted` });
+  await recordActivity(db, { ...entry, entityId: id, action: entry.action ?? `${entry.entityType}.deleted` });
 }
 
 /** `{field: {from, to}}` for the fields whose value changed; empty when nothing did. */

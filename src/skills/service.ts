@@ -2,7 +2,8 @@
 // create; the creator or an admin replaces or deletes.
 import type { Actor } from "../api/access.ts";
 import type { Page } from "../api/pagination.ts";
-import { getInWorkspace, listInWorkspace, uniqueOr409 } from "../api/workspace-rows.ts";
+import { uniqueOr409 } from "../api/unique.ts";
+import { getInWorkspace, listInWorkspace } from "../api/workspace-rows.ts";
 import { inWorkspace } from "../api/workspace-transaction.ts";
 import { hasRole, type Membership } from "../auth/membership.ts";
 import type { Db } from "../db/index.ts";

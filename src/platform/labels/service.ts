@@ -1,6 +1,7 @@
 import type { Actor } from "../../api/access.ts";
 import type { Page } from "../../api/pagination.ts";
-import { getInWorkspace, listInWorkspace, uniqueOr409 } from "../../api/workspace-rows.ts";
+import { uniqueOr409 } from "../../api/unique.ts";
+import { getInWorkspace, listInWorkspace } from "../../api/workspace-rows.ts";
 import { inWorkspace } from "../../api/workspace-transaction.ts";
 import type { Db } from "../../db/index.ts";
 import type { LabelsTable } from "../../db/schema.ts";
