@@ -10,7 +10,7 @@ import { fromJson, now } from "../db/values.ts";
 import { agentWithRoom, claimCandidates, startTask } from "../work/leases.ts";
 import type { TaskRow } from "../work/queue.ts";
 import { chooseRuntime, type PoolRuntime, selectorsOf } from "./pools.ts";
-import { leaseOwnerOf } from "./runners.ts";
+import { leaseOwnerOf, runningTasksOfRuntime } from "./runners.ts";
 
 export interface ClaimLimits {
   leaseMs: number;
@@ -41,14 +41,7 @@ export async function onlineRuntimes(
       "runtimes.runner_id",
       "runtimes.max_concurrent_tasks",
     ])
-    .select((eb) =>
-      eb
-        .selectFrom("tasks")
-        .select(eb.fn.countAll<number>().as("count"))
-        .whereRef("tasks.runtime_id", "=", "runtimes.id")
-        .where("tasks.status", "=", "running")
-        .as("running_tasks"),
-    )
+    .select(runningTasksOfRuntime)
     .where("runtimes.workspace_id", "=", workspaceId)
     .where("runtimes.status", "=", "online")
     .execute();
