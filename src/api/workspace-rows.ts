@@ -1,6 +1,6 @@
 // Rows that belong to one workspace, read by id or listed a page at a time (IDOR rule: another workspace's id is
 // "not found").
-import type { Selectable } from "kysely";
+import { type Selectable, sql } from "kysely";
 import { type Db, isPostgres } from "../db/index.ts";
 import type { Database } from "../db/schema.ts";
 import { isId } from "../db/values.ts";
@@ -8,7 +8,16 @@ import { notFound } from "../http/errors.ts";
 import type { Page } from "./pagination.ts";
 
 /** Tables whose rows belong to one workspace and are named by their id. */
-type WorkspaceTable = "issues" | "agents" | "projects" | "labels" | "api_keys" | "webhooks" | "autopilots" | "skills";
+type WorkspaceTable =
+  | "issues"
+  | "agents"
+  | "projects"
+  | "labels"
+  | "api_keys"
+  | "webhooks"
+  | "autopilots"
+  | "skills"
+  | "runner_tokens";
 
 /**
  * The row with this id, if it belongs to this workspace; otherwise 404 "<thing> not found". `delete` (PostgreSQL, in a
@@ -35,18 +44,19 @@ export async function getInWorkspace<T extends WorkspaceTable>(
   return row as Selectable<Database[T]>;
 }
 
-/** A page of the workspace's rows, oldest first. */
+/** A page of the workspace's rows, oldest first (or by `name`), then by id. */
 export async function listInWorkspace<T extends WorkspaceTable>(
   db: Db,
   table: T,
   workspaceId: string,
   page: Page,
+  order: "created_at" | "name" = "created_at",
 ): Promise<Selectable<Database[T]>[]> {
   const rows = await db
     .selectFrom(table as WorkspaceTable)
     .selectAll()
     .where("workspace_id", "=", workspaceId)
-    .orderBy("created_at")
+    .orderBy(sql.ref(order))
     .orderBy("id")
     .limit(page.limit)
     .offset(page.offset)

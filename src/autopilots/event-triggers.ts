@@ -6,6 +6,7 @@
 // are read here too (self-pause).
 import type { Db } from "../db/index.ts";
 import type { AutopilotsTable } from "../db/schema.ts";
+import { CoalescedRuns } from "../events/coalesced-runs.ts";
 import { readEvents } from "../events/outbox.ts";
 import { changingIssueLists } from "../platform/issues/list-version.ts";
 import { concernsItsFailures, factsFor, firedTrigger } from "./event-match.ts";
@@ -15,36 +16,20 @@ import { pauseIfFailing } from "./self-pause.ts";
 const EVENTS_PER_BATCH = 200;
 
 export class EventTriggerConsumer {
-  /** Workspaces being read in this process, and whether a hint came in meanwhile. */
-  private readonly running = new Map<string, { again: boolean }>();
+  /** Workspaces being read in this process. */
+  private readonly reads: CoalescedRuns;
 
   constructor(
     private readonly db: Db,
     private readonly settings: FireSettings,
-    private readonly onError: (error: unknown) => void,
-  ) {}
+    onError: (error: unknown) => void,
+  ) {
+    this.reads = new CoalescedRuns((workspaceId) => this.consumeWorkspace(workspaceId), onError);
+  }
 
   /** The workspace has new events. Hints during a read make one more read, not one each. */
   hint(workspaceId: string): void {
-    const current = this.running.get(workspaceId);
-    if (current) {
-      current.again = true;
-      return;
-    }
-    const state = { again: false };
-    this.running.set(workspaceId, state);
-    void (async () => {
-      try {
-        do {
-          state.again = false;
-          await this.consumeWorkspace(workspaceId);
-        } while (state.again);
-      } catch (error) {
-        this.onError(error);
-      } finally {
-        this.running.delete(workspaceId);
-      }
-    })();
+    this.reads.hint(workspaceId);
   }
 
   /** Every workspace with an enabled autopilot behind its last event (start-up, missed hints). */
@@ -54,8 +39,8 @@ export class EventTriggerConsumer {
   }
 
   /** Resolves once nothing is being read in this process (tests, shutdown). */
-  async idle(): Promise<void> {
-    while (this.running.size > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+  idle(): Promise<void> {
+    return this.reads.idle();
   }
 
   private behind() {

@@ -16,23 +16,12 @@ export interface IssueTemplate {
 /** A trigger as shown: a webhook's `url` and `token` only in the answer that made the token. */
 export type ShownTrigger = StoredTrigger & { url?: string; token?: string };
 
-export interface Autopilot {
-  id: string;
-  workspace_id: string;
-  name: string;
-  description: string | null;
+/** Its row, with `enabled` a boolean and the template and triggers read; the positions it keeps are its own. */
+export interface Autopilot
+  extends Omit<AutopilotsTable, "enabled" | "issue" | "triggers" | "scheduled_until" | "last_seq"> {
   enabled: boolean;
-  agent_id: string;
-  project_id: string | null;
   issue: IssueTemplate;
   triggers: ShownTrigger[];
-  overlap: "skip" | "allow";
-  paused_reason: string | null;
-  created_by: string;
-  created_at: string;
-  updated_at: string;
-  last_fired_at: string | null;
-  next_fire_at: string | null;
 }
 
 export const triggersOf = (row: Pick<AutopilotsTable, "triggers">): StoredTrigger[] =>

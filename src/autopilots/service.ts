@@ -9,7 +9,7 @@ import { hasRole, type Role } from "../auth/membership.ts";
 import type { Db } from "../db/index.ts";
 import type { AutopilotsTable } from "../db/schema.ts";
 import { newId, now, toJson } from "../db/values.ts";
-import { diffFields, recordActivity } from "../events/activity.ts";
+import { deleteRecorded, diffFields, insertCreated, updateRecorded } from "../events/activity.ts";
 import { headSeq } from "../events/outbox.ts";
 import { forbidden, invalid, notFound } from "../http/errors.ts";
 import { dropHookTokens, newHookToken, storeHookToken } from "./hook-tokens.ts";
@@ -84,16 +84,13 @@ export async function createAutopilot(
       scheduled_until: at,
       last_seq: await headSeq(trx, workspaceId),
     };
-    await trx.insertInto("autopilots").values(row).execute();
-    const tokens = await issueTokens(trx, row.id, webhookIndexes(input.triggers), hookBase);
-    await recordActivity(trx, {
+    await insertCreated(trx, "autopilots", row, {
       workspaceId,
       entityType: "autopilot",
-      entityId: row.id,
       actor,
-      action: "autopilot.created",
       details: { name: row.name, agent_id: row.agent_id },
     });
+    const tokens = await issueTokens(trx, row.id, webhookIndexes(input.triggers), hookBase);
     return toAutopilot(row, tokens);
   });
 }
@@ -103,6 +100,38 @@ function requireOwnerOrAdmin(row: AutopilotsTable, actor: Actor, role: Role): vo
   if (row.created_by !== actor.id && !hasRole(role, "admin")) {
     throw forbidden("Only its creator or an admin may change this autopilot");
   }
+}
+
+/** What a change sets on the autopilot, the tokens its answer shows, and its activity entry. */
+interface AutopilotChange {
+  columns: Partial<AutopilotsTable>;
+  tokens: ShownTokens;
+  /** `autopilot.updated` unless named. */
+  action?: string;
+  details: Record<string, unknown>;
+}
+
+/**
+ * Changes the autopilot (its creator or an admin) in one transaction with its activity entry. `change` says what
+ * changes; nothing does when it returns undefined.
+ */
+async function changeAutopilot(
+  db: Db,
+  workspaceId: string,
+  autopilotId: string,
+  actor: Actor,
+  role: Role,
+  change: (trx: Db, row: AutopilotsTable) => Promise<AutopilotChange | undefined>,
+): Promise<Autopilot> {
+  return inWorkspace(db, workspaceId, async (trx) => {
+    const row = await getAutopilotRow(trx, workspaceId, autopilotId);
+    requireOwnerOrAdmin(row, actor, role);
+    const changed = await change(trx, row);
+    if (!changed) return toAutopilot(row);
+    const { columns, tokens, ...entry } = changed;
+    await updateRecorded(trx, "autopilots", row.id, columns, { workspaceId, entityType: "autopilot", actor, ...entry });
+    return toAutopilot({ ...row, ...columns }, tokens);
+  });
 }
 
 /**
@@ -118,13 +147,11 @@ export async function updateAutopilot(
   role: Role,
   hookBase: string,
 ): Promise<Autopilot> {
-  return inWorkspace(db, workspaceId, async (trx) => {
-    const row = await getAutopilotRow(trx, workspaceId, autopilotId);
-    requireOwnerOrAdmin(row, actor, role);
+  return changeAutopilot(db, workspaceId, autopilotId, actor, role, async (trx, row) => {
     await checkReferences(trx, workspaceId, { ...patch, labels: patch.issue?.labels });
     const before = toAutopilot(row);
     const changes = diffFields(before, patch);
-    if (Object.keys(changes).length === 0) return before;
+    if (Object.keys(changes).length === 0) return undefined;
     const enabled = patch.enabled ?? before.enabled;
     const enabling = enabled && !before.enabled;
     const triggers = patch.triggers ?? triggersOf(row);
@@ -155,16 +182,7 @@ export async function updateAutopilot(
         hookBase,
       );
     }
-    await trx.updateTable("autopilots").set(columns).where("id", "=", row.id).execute();
-    await recordActivity(trx, {
-      workspaceId,
-      entityType: "autopilot",
-      entityId: row.id,
-      actor,
-      action: "autopilot.updated",
-      details: { name: columns.name ?? row.name, changes },
-    });
-    return toAutopilot({ ...row, ...columns }, tokens);
+    return { columns, tokens, details: { name: columns.name ?? row.name, changes } };
   });
 }
 
@@ -179,13 +197,10 @@ export async function deleteAutopilot(
   await inWorkspace(db, workspaceId, async (trx) => {
     const row = await getInWorkspace(trx, "autopilots", workspaceId, autopilotId, "Autopilot", "delete");
     requireOwnerOrAdmin(row, actor, role);
-    await trx.deleteFrom("autopilots").where("id", "=", row.id).execute();
-    await recordActivity(trx, {
+    await deleteRecorded(trx, "autopilots", row.id, {
       workspaceId,
       entityType: "autopilot",
-      entityId: row.id,
       actor,
-      action: "autopilot.deleted",
       details: { name: row.name },
     });
   });
@@ -201,23 +216,15 @@ export async function rotateHookToken(
   role: Role,
   hookBase: string,
 ): Promise<Autopilot> {
-  return inWorkspace(db, workspaceId, async (trx) => {
-    const row = await getAutopilotRow(trx, workspaceId, autopilotId);
-    requireOwnerOrAdmin(row, actor, role);
+  return changeAutopilot(db, workspaceId, autopilotId, actor, role, async (trx, row) => {
     const trigger = triggersOf(row)[triggerIndex];
     if (!trigger) throw notFound("Trigger");
     if (trigger.kind !== "webhook") throw invalid(["path", "trigger_index"], "Only a webhook trigger has a token");
-    const tokens = await issueTokens(trx, row.id, [triggerIndex], hookBase);
-    const updated_at = now();
-    await trx.updateTable("autopilots").set({ updated_at }).where("id", "=", row.id).execute();
-    await recordActivity(trx, {
-      workspaceId,
-      entityType: "autopilot",
-      entityId: row.id,
-      actor,
+    return {
+      columns: { updated_at: now() },
+      tokens: await issueTokens(trx, row.id, [triggerIndex], hookBase),
       action: "autopilot.token_rotated",
       details: { name: row.name, trigger_index: triggerIndex },
-    });
-    return toAutopilot({ ...row, updated_at }, tokens);
+    };
   });
 }

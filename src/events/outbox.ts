@@ -10,22 +10,13 @@ import type { EventType } from "./types.ts";
 export const EVENTS_CHANNEL = "workspace_events";
 
 /** An event as the API, the stream and webhooks show it. */
-export interface WorkspaceEvent {
-  id: string;
-  seq: number;
-  workspace_id: string;
-  type: string;
-  entity_type: string;
-  entity_id: string | null;
-  issue_id: string | null;
+export interface WorkspaceEvent extends Omit<Selectable<EventsTable>, "actor_type" | "data"> {
   /**
    * `member` or `agent` for a person's or an agent's change, `autopilot` for an autopilot's fire, `system` for the
    * platform's own (a worker, a sweep).
    */
   actor_type: string;
-  actor_id: string | null;
   data: Record<string, unknown>;
-  created_at: string;
 }
 
 /** Who made a change: a member, an agent, or an autopilot firing (its issue is created in its creator's name). */

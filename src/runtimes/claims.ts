@@ -4,15 +4,13 @@
 // max_concurrent_tasks. Each claimed task gets a new run and a new task token (only its hash is kept).
 import type { Selectable } from "kysely";
 import { generateTaskToken } from "../auth/runner-credentials.ts";
-import { type Db, isPostgres } from "../db/index.ts";
+import type { Db } from "../db/index.ts";
 import type { AgentsTable, RunnersTable } from "../db/schema.ts";
 import { fromJson, now } from "../db/values.ts";
-import { withinBudgets } from "../usage/budgets.ts";
-import { agentWithRunningTasks, lockAgentWork } from "../work/agent-work-status.ts";
-import { LOCK_WITH_PARENTS, startTask } from "../work/leases.ts";
+import { agentWithRoom, claimCandidates, startTask } from "../work/leases.ts";
 import type { TaskRow } from "../work/queue.ts";
 import { chooseRuntime, type PoolRuntime, selectorsOf } from "./pools.ts";
-import { leaseOwnerOf } from "./runners.ts";
+import { leaseOwnerOf, runningTasksOfRuntime } from "./runners.ts";
 
 export interface ClaimLimits {
   leaseMs: number;
@@ -43,14 +41,7 @@ export async function onlineRuntimes(
       "runtimes.runner_id",
       "runtimes.max_concurrent_tasks",
     ])
-    .select((eb) =>
-      eb
-        .selectFrom("tasks")
-        .select(eb.fn.countAll<number>().as("count"))
-        .whereRef("tasks.runtime_id", "=", "runtimes.id")
-        .where("tasks.status", "=", "running")
-        .as("running_tasks"),
-    )
+    .select(runningTasksOfRuntime)
     .where("runtimes.workspace_id", "=", workspaceId)
     .where("runtimes.status", "=", "online")
     .execute();
@@ -76,7 +67,6 @@ export async function claimForRunner(
   maxTasks: number,
   limits: ClaimLimits,
 ): Promise<RunnerClaim[]> {
-  const postgres = isPostgres(db);
   return db.transaction().execute(async (trx) => {
     const at = now();
     const online = await onlineRuntimes(trx, runner.workspace_id);
@@ -87,41 +77,19 @@ export async function claimForRunner(
         .map((runtime) => runtime.id),
     );
     if (ours.size === 0) return [];
-    let candidates = trx
-      .selectFrom("tasks")
-      .innerJoin("agents", "agents.id", "tasks.agent_id")
-      .innerJoin("workspaces", "workspaces.id", "tasks.workspace_id")
-      .leftJoin(
-        (eb) =>
-          eb
-            .selectFrom("tasks as running")
-            .select(["running.agent_id", (inner) => inner.fn.countAll<number>().as("count")])
-            .where("running.status", "=", "running")
-            .groupBy("running.agent_id")
-            .as("busy"),
-        (join) => join.onRef("busy.agent_id", "=", "tasks.agent_id"),
-      )
+    const candidates = await claimCandidates(trx, at, Math.max(16, maxTasks * 4))
       .select(["tasks.id", "tasks.agent_id", "agents.runtime_select"])
       .where("tasks.status", "=", "queued")
       .where("tasks.workspace_id", "=", runner.workspace_id)
-      .where("tasks.available_at", "<=", at)
       .where("agents.runtime_select", "is not", null)
-      .where(withinBudgets())
-      .where((eb) => eb(eb.fn.coalesce("busy.count", eb.lit(0)), "<", eb.ref("agents.max_concurrent_tasks")))
-      .orderBy("tasks.urgent", "desc")
-      .orderBy("tasks.created_at")
-      .orderBy("tasks.id")
-      .limit(Math.max(16, maxTasks * 4));
-    if (postgres) candidates = candidates.modifyEnd(LOCK_WITH_PARENTS);
+      .execute();
     const claimed: RunnerClaim[] = [];
-    for (const candidate of await candidates.execute()) {
+    for (const candidate of candidates) {
       if (claimed.length >= maxTasks) break;
       const runtime = chooseRuntime(selectorsOf(candidate.runtime_select), online, ours);
       if (!runtime) continue;
-      await lockAgentWork(trx, candidate.agent_id);
-      const found = await agentWithRunningTasks(trx, candidate.agent_id);
-      if (!found || Number(found.running_tasks) >= Number(found.max_concurrent_tasks)) continue;
-      const { running_tasks: _, ...agent } = found;
+      const agent = await agentWithRoom(trx, candidate.agent_id);
+      if (!agent) continue;
       const { token, hash } = generateTaskToken();
       const name = online.find((each) => each.id === runtime.id)?.name ?? runtime.kind;
       const owner = leaseOwnerOf(runner.id);

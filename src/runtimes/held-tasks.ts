@@ -5,6 +5,7 @@ import { holdWorkspace } from "../db/lock-order.ts";
 import { now } from "../db/values.ts";
 import { appendEvent } from "../events/append.ts";
 import { syncAgentStatus } from "../work/agent-work-status.ts";
+import { cancelRunningRun } from "../work/outcomes.ts";
 import { appendRunEvents, runErrorEvent } from "../work/run-events.ts";
 import { leaseOwnerOf } from "./runners.ts";
 
@@ -70,14 +71,7 @@ export interface HeldRun {
 export async function closeCancelledRun(db: Db, held: HeldRun): Promise<void> {
   await db.transaction().execute(async (trx) => {
     if (!(await holdWorkspace(trx, held.workspaceId, { agentId: held.agentId }))) return;
-    const at = now();
-    const run = await trx
-      .updateTable("runs")
-      .set({ status: "cancelled", finished_at: at })
-      .where("id", "=", held.runId)
-      .where("status", "=", "running")
-      .executeTakeFirst();
-    const closed = Number(run.numUpdatedRows) > 0;
+    const closed = await cancelRunningRun(trx, held.runId, now());
     if (closed) await appendRunEvents(trx, held.runId, [runErrorEvent("The task was cancelled", "cancelled")]);
     await trx
       .updateTable("tasks")

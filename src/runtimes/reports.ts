@@ -13,7 +13,7 @@ import { addComment } from "../platform/comments/service.ts";
 import { NO_TOKENS, type PriceTable } from "../usage/prices.ts";
 import { syncAgentStatus } from "../work/agent-work-status.ts";
 import type { ClaimedTask } from "../work/leases.ts";
-import { failTask } from "../work/outcomes.ts";
+import { failTask, succeededTaskColumns } from "../work/outcomes.ts";
 import { enqueueTask, type TaskRow } from "../work/queue.ts";
 import { lastEventSeq, type RunEvent, storeRunEvents, streamRunEvents } from "../work/run-events.ts";
 import { announce } from "../work/signals.ts";
@@ -235,12 +235,7 @@ export async function completeRunnerTask(
       await trx
         .updateTable("tasks")
         .set({
-          status: "succeeded",
-          error: null,
-          lease_owner: null,
-          lease_expires_at: null,
-          finished_at: at,
-          updated_at: at,
+          ...succeededTaskColumns(at),
           ...(input.session_id !== undefined && { session_id: input.session_id }),
         })
         .where("id", "=", task.id)

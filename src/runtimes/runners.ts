@@ -2,12 +2,12 @@
 // runner call renews `last_seen_at`), offline after RUNNER_OFFLINE_MS of silence or at once on deregister; its
 // runtimes follow it (and one its last registration left out is offline). Every change of a runtime's status is a
 // `runtime.online` or `runtime.offline` event, written with the change.
-import { sql } from "kysely";
+import { type ExpressionBuilder, sql } from "kysely";
 import type { Page } from "../api/pagination.ts";
 import { inWorkspace } from "../api/workspace-transaction.ts";
 import { type Db, isPostgres } from "../db/index.ts";
 import { holdWorkspace } from "../db/lock-order.ts";
-import type { RunnersTable, RuntimesTable } from "../db/schema.ts";
+import type { Database, RunnersTable, RuntimesTable } from "../db/schema.ts";
 import { fromJson, isId, newId, now, timestampAt, toJson } from "../db/values.ts";
 import { appendEvent } from "../events/append.ts";
 import { notFound } from "../http/errors.ts";
@@ -48,6 +48,15 @@ export const toRuntime = (row: RuntimeRow): Runtime => ({
   created_at: row.created_at,
 });
 
+/** The number of tasks the runtime runs, as the column `running_tasks` of a query on runtimes. */
+export const runningTasksOfRuntime = (eb: ExpressionBuilder<Database, "runtimes">) =>
+  eb
+    .selectFrom("tasks")
+    .select(eb.fn.countAll<number>().as("count"))
+    .whereRef("tasks.runtime_id", "=", "runtimes.id")
+    .where("tasks.status", "=", "running")
+    .as("running_tasks");
+
 /** Runtimes with their runner's last_seen_at and the number of tasks each runs. */
 function runtimeRows(db: Db) {
   return db
@@ -55,14 +64,7 @@ function runtimeRows(db: Db) {
     .innerJoin("runners", "runners.id", "runtimes.runner_id")
     .selectAll("runtimes")
     .select("runners.last_seen_at")
-    .select((eb) =>
-      eb
-        .selectFrom("tasks")
-        .select(eb.fn.countAll<number>().as("count"))
-        .whereRef("tasks.runtime_id", "=", "runtimes.id")
-        .where("tasks.status", "=", "running")
-        .as("running_tasks"),
-    );
+    .select(runningTasksOfRuntime);
 }
 
 async function runtimeEvent(trx: Db, runtime: Runtime, status: RunnerStatus): Promise<void> {

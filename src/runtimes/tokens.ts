@@ -2,12 +2,13 @@
 // the runner's next call is a 401; the tasks it held go back to the queue when their leases end.
 import type { Actor } from "../api/access.ts";
 import type { Page } from "../api/pagination.ts";
+import { listInWorkspace } from "../api/workspace-rows.ts";
 import { inWorkspace } from "../api/workspace-transaction.ts";
 import { generateRunnerToken } from "../auth/runner-credentials.ts";
 import type { Db } from "../db/index.ts";
 import type { RunnerTokensTable } from "../db/schema.ts";
 import { isId, newId, now } from "../db/values.ts";
-import { recordActivity } from "../events/activity.ts";
+import { insertCreated, recordActivity } from "../events/activity.ts";
 import { notFound } from "../http/errors.ts";
 import { announce } from "../work/signals.ts";
 import type { RunnerToken } from "./schemas.ts";
@@ -34,13 +35,10 @@ export async function createRunnerToken(
     created_at: now(),
   };
   await inWorkspace(db, workspaceId, async (trx) => {
-    await trx.insertInto("runner_tokens").values(row).execute();
-    await recordActivity(trx, {
+    await insertCreated(trx, "runner_tokens", row, {
       workspaceId,
       entityType: "runner_token",
-      entityId: row.id,
       actor,
-      action: "runner_token.created",
       details: { name },
     });
   });
@@ -48,16 +46,7 @@ export async function createRunnerToken(
 }
 
 export async function listRunnerTokens(db: Db, workspaceId: string, page: Page): Promise<RunnerToken[]> {
-  const rows = await db
-    .selectFrom("runner_tokens")
-    .selectAll()
-    .where("workspace_id", "=", workspaceId)
-    .orderBy("created_at")
-    .orderBy("id")
-    .limit(page.limit)
-    .offset(page.offset)
-    .execute();
-  return rows.map(toRunnerToken);
+  return (await listInWorkspace(db, "runner_tokens", workspaceId, page)).map(toRunnerToken);
 }
 
 export async function revokeRunnerToken(db: Db, workspaceId: string, tokenId: string, actor: Actor): Promise<void> {

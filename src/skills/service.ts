@@ -2,14 +2,15 @@
 // create; the creator or an admin replaces or deletes.
 import type { Actor } from "../api/access.ts";
 import type { Page } from "../api/pagination.ts";
-import { getInWorkspace } from "../api/workspace-rows.ts";
+import { uniqueOr409 } from "../api/unique.ts";
+import { getInWorkspace, listInWorkspace } from "../api/workspace-rows.ts";
 import { inWorkspace } from "../api/workspace-transaction.ts";
 import { hasRole, type Membership } from "../auth/membership.ts";
-import { type Db, isUniqueViolation } from "../db/index.ts";
+import type { Db } from "../db/index.ts";
 import type { SkillsTable } from "../db/schema.ts";
 import { newId, now } from "../db/values.ts";
-import { diffFields, recordActivity } from "../events/activity.ts";
-import { conflict, forbidden, notFound } from "../http/errors.ts";
+import { deleteRecorded, diffFields, insertCreated, updateRecorded } from "../events/activity.ts";
+import { forbidden, notFound } from "../http/errors.ts";
 import type { SkillFolder } from "./folder.ts";
 import type { Skill } from "./schemas.ts";
 
@@ -50,26 +51,7 @@ export async function getSkill(db: Db, workspaceId: string, skillId: string): Pr
 
 /** By name. */
 export async function listSkills(db: Db, workspaceId: string, page: Page): Promise<Skill[]> {
-  const rows = await db
-    .selectFrom("skills")
-    .selectAll()
-    .where("workspace_id", "=", workspaceId)
-    .orderBy("name")
-    .orderBy("id")
-    .limit(page.limit)
-    .offset(page.offset)
-    .execute();
-  return withFiles(db, rows);
-}
-
-/** Runs `work`, turning a unique-name violation into 409. */
-async function uniqueName<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (isUniqueViolation(error)) throw conflict(NAME_TAKEN);
-    throw error;
-  }
+  return withFiles(db, await listInWorkspace(db, "skills", workspaceId, page, "name"));
 }
 
 async function insertFiles(trx: Db, skillId: string, folder: SkillFolder): Promise<void> {
@@ -93,18 +75,15 @@ export async function createSkill(db: Db, workspaceId: string, folder: SkillFold
     created_at: at,
     updated_at: at,
   };
-  await uniqueName(() =>
+  await uniqueOr409(NAME_TAKEN, () =>
     inWorkspace(db, workspaceId, async (trx) => {
-      await trx.insertInto("skills").values(row).execute();
-      await insertFiles(trx, row.id, folder);
-      await recordActivity(trx, {
+      await insertCreated(trx, "skills", row, {
         workspaceId,
         entityType: "skill",
-        entityId: row.id,
         actor,
-        action: "skill.created",
         details: { name: row.name, files: folder.files.length },
       });
+      await insertFiles(trx, row.id, folder);
     }),
   );
   return getSkill(db, workspaceId, row.id);
@@ -124,25 +103,22 @@ export async function replaceSkill(
   folder: SkillFolder,
   actor: Actor,
 ): Promise<Skill> {
-  await uniqueName(() =>
+  await uniqueOr409(NAME_TAKEN, () =>
     inWorkspace(db, by.workspaceId, async (trx) => {
       const before = await getSkillRow(trx, by.workspaceId, skillId);
       requireManager(before, by);
       const next = { name: folder.name, description: folder.description, updated_at: now() };
-      await trx.updateTable("skills").set(next).where("id", "=", before.id).execute();
-      await trx.deleteFrom("skill_files").where("skill_id", "=", before.id).execute();
-      await insertFiles(trx, before.id, folder);
-      await recordActivity(trx, {
+      await updateRecorded(trx, "skills", before.id, next, {
         workspaceId: by.workspaceId,
         entityType: "skill",
-        entityId: before.id,
         actor,
-        action: "skill.updated",
         details: {
           changes: diffFields(before, { name: next.name, description: next.description }),
           files: folder.files.length,
         },
       });
+      await trx.deleteFrom("skill_files").where("skill_id", "=", before.id).execute();
+      await insertFiles(trx, before.id, folder);
     }),
   );
   return getSkill(db, by.workspaceId, skillId);
@@ -155,13 +131,10 @@ export async function deleteSkill(db: Db, by: Membership, skillId: string, actor
     requireManager(skill, by);
     const unlinked = await trx.deleteFrom("agent_skills").where("skill_id", "=", skill.id).executeTakeFirst();
     await trx.deleteFrom("skill_files").where("skill_id", "=", skill.id).execute();
-    await trx.deleteFrom("skills").where("id", "=", skill.id).execute();
-    await recordActivity(trx, {
+    await deleteRecorded(trx, "skills", skill.id, {
       workspaceId: by.workspaceId,
       entityType: "skill",
-      entityId: skill.id,
       actor,
-      action: "skill.deleted",
       details: { name: skill.name, unlinked_agents: Number(unlinked.numDeletedRows) },
     });
   });

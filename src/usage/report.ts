@@ -3,20 +3,18 @@
 // read the runs through runs_workspace_started_idx.
 import { sql } from "kysely";
 import type { Db } from "../db/index.ts";
+import type { UsageDailyTable } from "../db/schema.ts";
 import { timestampAt } from "../db/values.ts";
 import { dayOf } from "./record.ts";
 
 export type UsageGroup = "agent" | "model" | "day" | "issue";
 
-export interface UsageRow {
+/** What a group's runs used: the daily rollup's sums. */
+type Sums = Omit<UsageDailyTable, "workspace_id" | "day" | "agent_id" | "model">;
+
+export interface UsageRow extends Sums {
   key: string;
   name?: string;
-  runs: number;
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_tokens: number;
-  cache_write_tokens: number;
-  cost_usd: number;
 }
 
 const DAY_MS = 86_400_000;
@@ -29,7 +27,10 @@ export function currentMonth(at = new Date()): { from: number; to: number } {
   };
 }
 
-type Sums = Omit<UsageRow, "key" | "name">;
+/** The summed columns, in both the rollup and the runs. */
+const SUMMED = ["input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd"] as const;
+const summed = () => SUMMED.map((column) => sql<number>`sum(${sql.ref(column)})`.as(column));
+
 const toSums = (row: Record<string, unknown>): Sums => ({
   runs: Number(row.runs ?? 0),
   input_tokens: Number(row.input_tokens ?? 0),
@@ -67,15 +68,7 @@ async function fromRollup(db: Db, workspaceId: string, range: { from: number; to
   const column = group === "agent" ? "agent_id" : group === "model" ? "model" : "day";
   const rows = await db
     .selectFrom("usage_daily")
-    .select((eb) => [
-      eb.ref(column).as("key"),
-      eb.fn.sum<number>("runs").as("runs"),
-      eb.fn.sum<number>("input_tokens").as("input_tokens"),
-      eb.fn.sum<number>("output_tokens").as("output_tokens"),
-      eb.fn.sum<number>("cache_read_tokens").as("cache_read_tokens"),
-      eb.fn.sum<number>("cache_write_tokens").as("cache_write_tokens"),
-      eb.fn.sum<number>("cost_usd").as("cost_usd"),
-    ])
+    .select((eb) => [eb.ref(column).as("key"), eb.fn.sum<number>("runs").as("runs"), ...summed()])
     .where("workspace_id", "=", workspaceId)
     .where("day", ">=", dayOf(timestampAt(range.from)))
     .where("day", "<", dayOf(timestampAt(range.to)))
@@ -95,15 +88,7 @@ async function fromRuns(db: Db, workspaceId: string, range: { from: number; to: 
           : sql<string>`substr(started_at, 1, 10)`;
   const rows = await db
     .selectFrom("runs")
-    .select((eb) => [
-      key.as("key"),
-      eb.fn.countAll<number>().as("runs"),
-      eb.fn.sum<number>("input_tokens").as("input_tokens"),
-      eb.fn.sum<number>("output_tokens").as("output_tokens"),
-      eb.fn.sum<number>("cache_read_tokens").as("cache_read_tokens"),
-      eb.fn.sum<number>("cache_write_tokens").as("cache_write_tokens"),
-      eb.fn.sum<number>("cost_usd").as("cost_usd"),
-    ])
+    .select((eb) => [key.as("key"), eb.fn.countAll<number>().as("runs"), ...summed()])
     .where("workspace_id", "=", workspaceId)
     .where("started_at", ">=", timestampAt(range.from))
     .where("started_at", "<", timestampAt(range.to))

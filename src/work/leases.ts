@@ -58,51 +58,67 @@ const CANDIDATES = 16;
  * in one transaction. Undefined when nothing is claimable.
  */
 export async function claimNextTask(db: Db, settings: ClaimSettings): Promise<ClaimedTask | undefined> {
-  const postgres = isPostgres(db);
   return db.transaction().execute(async (trx) => {
-    const at = now();
-    let candidates = trx
-      .selectFrom("tasks")
-      .innerJoin("agents", "agents.id", "tasks.agent_id")
-      .innerJoin("workspaces", "workspaces.id", "tasks.workspace_id")
-      // Running tasks per agent, counted once for the whole query.
-      .leftJoin(
-        (eb) =>
-          eb
-            .selectFrom("tasks as running")
-            .select(["running.agent_id", (inner) => inner.fn.countAll<number>().as("count")])
-            .where("running.status", "=", "running")
-            .groupBy("running.agent_id")
-            .as("busy"),
-        (join) => join.onRef("busy.agent_id", "=", "tasks.agent_id"),
-      )
+    const claimable = await claimCandidates(trx, now(), CANDIDATES)
       .select(["tasks.id", "tasks.agent_id", "tasks.resume"])
       .where(CLAIMABLE)
-      .where("tasks.available_at", "<=", at)
       // Agents bound to runtimes are the runners' (runtimes/claims.ts).
       .where("agents.runtime_select", "is", null)
-      // A task of an agent (or workspace) at its monthly budget waits (waiting_for: budget), not counted as tried.
-      .where(withinBudgets())
-      .where((eb) => eb(eb.fn.coalesce("busy.count", eb.lit(0)), "<", eb.ref("agents.max_concurrent_tasks")))
-      // The order of tasks_claim_order_idx: the next tasks are read from it without sorting the queue.
-      .orderBy("tasks.urgent", "desc")
-      .orderBy("tasks.created_at")
-      .orderBy("tasks.id")
-      .limit(CANDIDATES);
-    if (postgres) candidates = candidates.modifyEnd(LOCK_WITH_PARENTS);
-    const claimable = await candidates.execute();
+      .execute();
     for (const [index, candidate] of claimable.entries()) {
-      // Two processes may both have seen room for the agent: the lock makes the second one count again.
-      await lockAgentWork(trx, candidate.agent_id);
-      const found = await agentWithRunningTasks(trx, candidate.agent_id);
-      if (!found || Number(found.running_tasks) >= Number(found.max_concurrent_tasks)) continue;
-      const { running_tasks: _, ...agent } = found;
+      const agent = await agentWithRoom(trx, candidate.agent_id);
+      if (!agent) continue;
       const started = await startTask(trx, candidate, agent, settings);
       const moreQueued = index < claimable.length - 1;
       return { ...started, agent, moreQueued };
     }
     return undefined;
   });
+}
+
+/**
+ * The tasks a claim looks at (up to `limit`, available at `at`), in claim order, of agents below their
+ * `max_concurrent_tasks` and within their budgets; locked with their parents on PostgreSQL. The caller selects the
+ * columns and says which tasks (status, agents' runtimes) are its own.
+ */
+export function claimCandidates(trx: Db, at: string, limit: number) {
+  const candidates = trx
+    .selectFrom("tasks")
+    .innerJoin("agents", "agents.id", "tasks.agent_id")
+    .innerJoin("workspaces", "workspaces.id", "tasks.workspace_id")
+    // Running tasks per agent, counted once for the whole query.
+    .leftJoin(
+      (eb) =>
+        eb
+          .selectFrom("tasks as running")
+          .select(["running.agent_id", (inner) => inner.fn.countAll<number>().as("count")])
+          .where("running.status", "=", "running")
+          .groupBy("running.agent_id")
+          .as("busy"),
+      (join) => join.onRef("busy.agent_id", "=", "tasks.agent_id"),
+    )
+    .where("tasks.available_at", "<=", at)
+    // A task of an agent (or workspace) at its monthly budget waits (waiting_for: budget), not counted as tried.
+    .where(withinBudgets())
+    .where((eb) => eb(eb.fn.coalesce("busy.count", eb.lit(0)), "<", eb.ref("agents.max_concurrent_tasks")))
+    // The order of tasks_claim_order_idx: the next tasks are read from it without sorting the queue.
+    .orderBy("tasks.urgent", "desc")
+    .orderBy("tasks.created_at")
+    .orderBy("tasks.id")
+    .limit(limit);
+  return isPostgres(trx) ? candidates.modifyEnd(LOCK_WITH_PARENTS) : candidates;
+}
+
+/**
+ * The agent, if it has room for one more task, counted under its work lock: two processes may both have seen room
+ * for it in their candidates, and the lock makes the second one count again.
+ */
+export async function agentWithRoom(trx: Db, agentId: string): Promise<Selectable<AgentsTable> | undefined> {
+  await lockAgentWork(trx, agentId);
+  const found = await agentWithRunningTasks(trx, agentId);
+  if (!found || Number(found.running_tasks) >= Number(found.max_concurrent_tasks)) return undefined;
+  const { running_tasks: _, ...agent } = found;
+  return agent;
 }
 
 /** What a runner's claim adds to the task and its run: the runtime that holds it and its task token's hash. */

@@ -34,6 +34,44 @@ export interface RunTally {
 const addUsage = (trx: Db, claimed: ClaimedTask, tally: RunTally) =>
   addRunUsage(trx, claimed.runId, tally.usageTotals, tally.costUsd);
 
+/** What a task's row holds once it succeeded at `at`. */
+export const succeededTaskColumns = (at: string) => ({
+  status: "succeeded" as const,
+  error: null,
+  lease_owner: null,
+  lease_expires_at: null,
+  finished_at: at,
+  updated_at: at,
+});
+
+/** The run failed at `at`: its record ends, with what it used and its RUN_ERROR event. */
+async function failRun(
+  trx: Db,
+  claimed: ClaimedTask,
+  tally: RunTally,
+  at: string,
+  failure: Omit<Failure, "retryable">,
+) {
+  await trx
+    .updateTable("runs")
+    .set({ status: "failed", error: failure.message, finished_at: at })
+    .where("id", "=", claimed.runId)
+    .execute();
+  await addUsage(trx, claimed, tally);
+  await storeRunEvents(trx, claimed.runId, tally.lastSeq, [runErrorEvent(failure.message, failure.code)]);
+}
+
+/** Ends the run as cancelled at `at`, if it still runs; true when it did. */
+export async function cancelRunningRun(trx: Db, runId: string, at: string): Promise<boolean> {
+  const run = await trx
+    .updateTable("runs")
+    .set({ status: "cancelled", finished_at: at })
+    .where("id", "=", runId)
+    .where("status", "=", "running")
+    .executeTakeFirst();
+  return Number(run.numUpdatedRows) > 0;
+}
+
 /**
  * First in each ending's transaction: the task's workspace and agent (db/lock-order.ts), so that their deletion and
  * the ending run one after the other. False when either is gone, and the task with it: its run has ended as if
@@ -125,14 +163,7 @@ async function succeed(
   const at = now();
   const task = await trx
     .updateTable("tasks")
-    .set({
-      status: "succeeded",
-      error: null,
-      lease_owner: null,
-      lease_expires_at: null,
-      finished_at: at,
-      updated_at: at,
-    })
+    .set(succeededTaskColumns(at))
     .where("id", "=", claimed.task.id)
     .where("status", "=", "running")
     .where("lease_owner", "=", owner)
@@ -191,13 +222,7 @@ export async function failTask(
       })
       .where("id", "=", task.id)
       .execute();
-    await trx
-      .updateTable("runs")
-      .set({ status: "failed", error: failure.message, finished_at: at })
-      .where("id", "=", claimed.runId)
-      .execute();
-    await addUsage(trx, claimed, tally);
-    await storeRunEvents(trx, claimed.runId, tally.lastSeq, [runErrorEvent(failure.message, failure.code)]);
+    await failRun(trx, claimed, tally, at, failure);
     await syncAgentStatus(trx, { id: task.agent_id, workspaceId: task.workspace_id }, !retry);
     await appendEvent(trx, runFinishedEvent(claimed, "failed", failure.message));
     await appendEvent(
@@ -224,14 +249,7 @@ export async function failTask(
 export async function closeCancelledRun(db: Db, claimed: ClaimedTask, owner: string, tally: RunTally) {
   await db.transaction().execute(async (trx) => {
     if (!(await holdParents(trx, claimed))) return;
-    const at = now();
-    const run = await trx
-      .updateTable("runs")
-      .set({ status: "cancelled", finished_at: at })
-      .where("id", "=", claimed.runId)
-      .where("status", "=", "running")
-      .executeTakeFirst();
-    const closed = Number(run.numUpdatedRows) > 0;
+    const closed = await cancelRunningRun(trx, claimed.runId, now());
     if (closed) {
       await addUsage(trx, claimed, tally);
       await storeRunEvents(trx, claimed.runId, tally.lastSeq, [runErrorEvent("The task was cancelled", "cancelled")]);
@@ -289,13 +307,7 @@ export async function releaseTask(
       }))
       .where("id", "=", task.id)
       .execute();
-    await trx
-      .updateTable("runs")
-      .set({ status: "failed", error: message, finished_at: at })
-      .where("id", "=", claimed.runId)
-      .execute();
-    await addUsage(trx, claimed, tally);
-    await storeRunEvents(trx, claimed.runId, tally.lastSeq, [runErrorEvent(message, why.code)]);
+    await failRun(trx, claimed, tally, at, why);
     await syncAgentStatus(trx, { id: task.agent_id, workspaceId: task.workspace_id });
     await appendEvent(trx, runFinishedEvent(claimed, "failed", message));
     await appendEvent(trx, taskEvent(task, "task.queued", { reason: why.reason }));

@@ -7,6 +7,7 @@ import type { Db, SqlDialect } from "../../db/index.ts";
 import { holdWorkspace } from "../../db/lock-order.ts";
 import type { WebhooksTable } from "../../db/schema.ts";
 import { fromJson, now } from "../../db/values.ts";
+import { CoalescedRuns } from "../coalesced-runs.ts";
 import { readEvents } from "../outbox.ts";
 import { matchesTypes } from "../types.ts";
 import { newAttempt } from "./service.ts";
@@ -19,8 +20,8 @@ const ROWS_PER_INSERT = 200;
 const REMEMBERED_WITHOUT_HOOKS = 10_000;
 
 export class WebhookFanOut {
-  /** Workspaces being worked on in this process, and whether a hint came in meanwhile. */
-  private readonly running = new Map<string, { again: boolean }>();
+  /** Workspaces being worked on in this process. */
+  private readonly runs: CoalescedRuns;
   /**
    * Workspaces found to have no enabled hook, whose events need no look at all (most workspaces have none). Every
    * hook change is a `webhook.*` event: seeing one, or an event whose type the hint does not carry, forgets the
@@ -35,8 +36,10 @@ export class WebhookFanOut {
     private readonly dialect: SqlDialect,
     /** Called after attempts were queued for the hook, so they are sent at once. */
     private readonly queued: (hookId: string) => void,
-    private readonly onError: (error: unknown) => void,
-  ) {}
+    onError: (error: unknown) => void,
+  ) {
+    this.runs = new CoalescedRuns((workspaceId) => this.queueWorkspace(workspaceId), onError);
+  }
 
   /**
    * The workspace has new events (`event`: the newest, when the hint carried it): queue them for its hooks. Hints
@@ -45,25 +48,7 @@ export class WebhookFanOut {
   hint(workspaceId: string, event?: { type: string }): void {
     if (!event || event.type.startsWith("webhook.")) this.forget(workspaceId);
     else if (this.withoutHooks.has(workspaceId)) return;
-    const current = this.running.get(workspaceId);
-    if (current) {
-      current.again = true;
-      return;
-    }
-    const state = { again: false };
-    this.running.set(workspaceId, state);
-    void (async () => {
-      try {
-        do {
-          state.again = false;
-          await this.queueWorkspace(workspaceId);
-        } while (state.again);
-      } catch (error) {
-        this.onError(error);
-      } finally {
-        this.running.delete(workspaceId);
-      }
-    })();
+    this.runs.hint(workspaceId);
   }
 
   /** Forgets which workspaces have no hook (the hints may have missed a change: the listener reconnected). */

@@ -13,7 +13,7 @@ import type { WebhookDeliveriesTable, WebhooksTable } from "../../db/schema.ts";
 import { fromJson, isId, newId, now, toJson } from "../../db/values.ts";
 import { conflict, invalid, notFound } from "../../http/errors.ts";
 import { checkTarget, type TargetPolicy } from "../../http/targets.ts";
-import { diffFields, recordActivity } from "../activity.ts";
+import { deleteRecorded, diffFields, insertCreated, updateRecorded } from "../activity.ts";
 import { headSeq } from "../outbox.ts";
 import type { CreateWebhookInput, UpdateWebhookInput } from "./schemas.ts";
 
@@ -85,13 +85,10 @@ export async function createWebhook(
       created_at: at,
       updated_at: at,
     };
-    await trx.insertInto("webhooks").values(row).execute();
-    await recordActivity(trx, {
+    await insertCreated(trx, "webhooks", row, {
       workspaceId,
       entityType: "webhook",
-      entityId: row.id,
       actor,
-      action: "webhook.created",
       details: { url: row.url, types: input.types, enabled: input.enabled },
     });
     return { ...toWebhook(row), secret };
@@ -124,13 +121,10 @@ export async function updateWebhook(
       ...(enabling && { last_seq: await headSeq(trx, workspaceId), failing_since: null, disabled_reason: null }),
       updated_at,
     };
-    await trx.updateTable("webhooks").set(columns).where("id", "=", before.id).execute();
-    await recordActivity(trx, {
+    await updateRecorded(trx, "webhooks", before.id, columns, {
       workspaceId,
       entityType: "webhook",
-      entityId: before.id,
       actor,
-      action: "webhook.updated",
       details: { changes },
     });
     return toWebhook(await getRow(trx, workspaceId, webhookId));
@@ -141,13 +135,10 @@ export async function updateWebhook(
 export async function deleteWebhook(db: Db, workspaceId: string, webhookId: string, actor: Actor): Promise<void> {
   await inWorkspace(db, workspaceId, async (trx) => {
     const row = await getRow(trx, workspaceId, webhookId);
-    await trx.deleteFrom("webhooks").where("id", "=", row.id).execute();
-    await recordActivity(trx, {
+    await deleteRecorded(trx, "webhooks", row.id, {
       workspaceId,
       entityType: "webhook",
-      entityId: row.id,
       actor,
-      action: "webhook.deleted",
       details: { url: row.url },
     });
   });
@@ -164,15 +155,13 @@ export async function rotateWebhookSecret(
   return inWorkspace(db, workspaceId, async (trx) => {
     const row = await getRow(trx, workspaceId, webhookId);
     const updated_at = now();
-    await trx.updateTable("webhooks").set({ secret, updated_at }).where("id", "=", row.id).execute();
-    await recordActivity(trx, {
-      workspaceId,
-      entityType: "webhook",
-      entityId: row.id,
-      actor,
-      action: "webhook.secret_rotated",
-      details: { url: row.url },
-    });
+    await updateRecorded(
+      trx,
+      "webhooks",
+      row.id,
+      { secret, updated_at },
+      { workspaceId, entityType: "webhook", actor, action: "webhook.secret_rotated", details: { url: row.url } },
+    );
     return { ...toWebhook({ ...row, updated_at }), secret };
   });
 }

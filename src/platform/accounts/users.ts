@@ -1,5 +1,5 @@
+import { uniqueOr409 } from "../../api/unique.ts";
 import type { Db } from "../../db/index.ts";
-import { isUniqueViolation } from "../../db/index.ts";
 import type { UsersTable } from "../../db/schema.ts";
 import { newId, now } from "../../db/values.ts";
 import { conflict } from "../../http/errors.ts";
@@ -54,11 +54,6 @@ export async function createUser(
     avatar_url: null,
     created_at: now(),
   };
-  try {
-    await db.insertInto("users").values(user).execute();
-  } catch (error) {
-    if (isUniqueViolation(error)) throw conflict(ALREADY_REGISTERED);
-    throw error;
-  }
+  await uniqueOr409(ALREADY_REGISTERED, () => db.insertInto("users").values(user).execute());
   return user;
 }

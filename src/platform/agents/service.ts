@@ -9,7 +9,7 @@ import type { AgentStatus } from "../../db/enums.ts";
 import type { Db } from "../../db/index.ts";
 import type { AgentsTable } from "../../db/schema.ts";
 import { fromJson, newId, now, toJson } from "../../db/values.ts";
-import { diffFields, recordActivity } from "../../events/activity.ts";
+import { diffFields, insertCreated, recordActivity } from "../../events/activity.ts";
 import { forbidden, invalid } from "../../http/errors.ts";
 import { withNames } from "../names.ts";
 import { requireActorInWorkspace } from "../references.ts";
@@ -108,16 +108,8 @@ export async function createAgent(
   };
   await inWorkspace(db, workspaceId, async (trx) => {
     await requireActorInWorkspace(trx, workspaceId, owner.type, owner.id);
-    await trx.insertInto("agents").values(row).execute();
+    await insertCreated(trx, "agents", row, { workspaceId, entityType: "agent", actor, details: { name: row.name } });
     await setSkillsOf(trx, workspaceId, row.id, input.skills);
-    await recordActivity(trx, {
-      workspaceId,
-      entityType: "agent",
-      entityId: row.id,
-      actor,
-      action: "agent.created",
-      details: { name: row.name },
-    });
   });
   return toAgent(row);
 }

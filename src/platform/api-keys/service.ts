@@ -8,7 +8,7 @@ import { hasRole, type Membership } from "../../auth/membership.ts";
 import type { Db } from "../../db/index.ts";
 import type { ApiKeysTable } from "../../db/schema.ts";
 import { newId, now } from "../../db/values.ts";
-import { recordActivity } from "../../events/activity.ts";
+import { deleteRecorded, insertCreated } from "../../events/activity.ts";
 import { forbidden } from "../../http/errors.ts";
 
 type ApiKey = Omit<ApiKeysTable, "workspace_id" | "key_hash">;
@@ -33,15 +33,7 @@ export async function createApiKey(
     last_used_at: null,
   };
   await inWorkspace(db, workspaceId, async (trx) => {
-    await trx.insertInto("api_keys").values(row).execute();
-    await recordActivity(trx, {
-      workspaceId,
-      entityType: "api_key",
-      entityId: row.id,
-      actor,
-      action: "api_key.created",
-      details: { name, prefix },
-    });
+    await insertCreated(trx, "api_keys", row, { workspaceId, entityType: "api_key", actor, details: { name, prefix } });
   });
   return { ...toApiKey(row), key };
 }
@@ -57,11 +49,9 @@ export async function revokeApiKey(db: Db, by: Membership, keyId: string, actor:
     if (row.created_by !== by.userId && !hasRole(by.role, "admin")) {
       throw forbidden("Only an admin or the key's creator can revoke it");
     }
-    await trx.deleteFrom("api_keys").where("id", "=", keyId).execute();
-    await recordActivity(trx, {
+    await deleteRecorded(trx, "api_keys", keyId, {
       workspaceId: by.workspaceId,
       entityType: "api_key",
-      entityId: keyId,
       actor,
       action: "api_key.revoked",
       details: { name: row.name, prefix: row.prefix },

@@ -5,7 +5,7 @@ import { hasRole, type Role } from "../../auth/membership.ts";
 import type { Db } from "../../db/index.ts";
 import type { CommentsTable } from "../../db/schema.ts";
 import { isId, newId, now } from "../../db/values.ts";
-import { recordActivity } from "../../events/activity.ts";
+import { deleteRecorded, insertCreated, updateRecorded } from "../../events/activity.ts";
 import { forbidden, notFound } from "../../http/errors.ts";
 import { tellMentioned } from "../../inbox/notices.ts";
 import { getIssue } from "../issues/service.ts";
@@ -71,14 +71,11 @@ export async function addComment(
     created_at: at,
     updated_at: at,
   };
-  await db.insertInto("comments").values(row).execute();
-  await recordActivity(db, {
+  await insertCreated(db, "comments", row, {
     workspaceId,
     entityType: "comment",
-    entityId: row.id,
     issueId: issue.id,
     actor,
-    action: "comment.created",
     details: { identifier: issue.identifier, ...(row.parent_id && { parent_id: row.parent_id }) },
   });
   await workHooks().commentAdded(db, {
@@ -114,16 +111,19 @@ export async function updateComment(
     requireAuthorOrAdmin(before, actor, role);
     if (before.content === content) return before;
     const updated_at = now();
-    await trx.updateTable("comments").set({ content, updated_at }).where("id", "=", before.id).execute();
-    await recordActivity(trx, {
-      workspaceId,
-      entityType: "comment",
-      entityId: before.id,
-      issueId: issue.id,
-      actor,
-      action: "comment.updated",
-      details: { changes: { content: { from: before.content, to: content } } },
-    });
+    await updateRecorded(
+      trx,
+      "comments",
+      before.id,
+      { content, updated_at },
+      {
+        workspaceId,
+        entityType: "comment",
+        issueId: issue.id,
+        actor,
+        details: { changes: { content: { from: before.content, to: content } } },
+      },
+    );
     return { ...before, content, updated_at };
   });
 }
@@ -141,14 +141,11 @@ export async function deleteComment(
     const issue = await getIssue(trx, workspaceId, issueId);
     const comment = await getComment(trx, workspaceId, issue.id, commentId);
     requireAuthorOrAdmin(comment, actor, role);
-    await trx.deleteFrom("comments").where("id", "=", comment.id).execute();
-    await recordActivity(trx, {
+    await deleteRecorded(trx, "comments", comment.id, {
       workspaceId,
       entityType: "comment",
-      entityId: comment.id,
       issueId: issue.id,
       actor,
-      action: "comment.deleted",
       details: {
         author_type: comment.author_type,
         author_id: comment.author_id,

@@ -1,14 +1,14 @@
 import type { Actor } from "../../api/access.ts";
 import type { Page } from "../../api/pagination.ts";
+import { uniqueOr409 } from "../../api/unique.ts";
 import { inWorkspace } from "../../api/workspace-transaction.ts";
 import { hasRole, type Role } from "../../auth/membership.ts";
 import type { DependencyType } from "../../db/enums.ts";
 import type { Db } from "../../db/index.ts";
-import { isUniqueViolation } from "../../db/index.ts";
 import type { IssueDependenciesTable } from "../../db/schema.ts";
 import { isId, newId, now } from "../../db/values.ts";
-import { recordActivity } from "../../events/activity.ts";
-import { conflict, forbidden, invalid, notFound } from "../../http/errors.ts";
+import { deleteRecorded, insertCreated } from "../../events/activity.ts";
+import { forbidden, invalid, notFound } from "../../http/errors.ts";
 import { issueQuery, toIssue } from "../issues/issue-row.ts";
 import { getIssue, isCreatorOf } from "../issues/service.ts";
 
@@ -42,8 +42,8 @@ export async function createDependency(
   input: { depends_on_issue_id: string; type: DependencyType },
   actor: Actor,
 ): Promise<Dependency> {
-  try {
-    return await inWorkspace(db, workspaceId, async (trx) => {
+  return uniqueOr409("This dependency already exists", () =>
+    inWorkspace(db, workspaceId, async (trx) => {
       const issue = await getIssue(trx, workspaceId, issueId, "share");
       if (input.depends_on_issue_id === issue.id) {
         throw invalid(["body", "depends_on_issue_id"], "An issue cannot depend on itself");
@@ -57,14 +57,11 @@ export async function createDependency(
         type: input.type,
         created_at: now(),
       };
-      await trx.insertInto("issue_dependencies").values(row).execute();
-      await recordActivity(trx, {
+      await insertCreated(trx, "issue_dependencies", row, {
         workspaceId,
         entityType: "dependency",
-        entityId: row.id,
         issueId: issue.id,
         actor,
-        action: "dependency.created",
         details: {
           type: row.type,
           depends_on_issue_id: target.id,
@@ -73,11 +70,8 @@ export async function createDependency(
         },
       });
       return row;
-    });
-  } catch (error) {
-    if (isUniqueViolation(error)) throw conflict("This dependency already exists");
-    throw error;
-  }
+    }),
+  );
 }
 
 /** Admins, or whoever created both issues, may remove a dependency. */
@@ -108,14 +102,11 @@ export async function deleteDependency(
         throw forbidden("Only an admin or the creator of both issues may remove a dependency");
       }
     }
-    await trx.deleteFrom("issue_dependencies").where("id", "=", dependency.id).execute();
-    await recordActivity(trx, {
+    await deleteRecorded(trx, "issue_dependencies", dependency.id, {
       workspaceId,
       entityType: "dependency",
-      entityId: dependency.id,
       issueId: dependency.issue_id,
       actor,
-      action: "dependency.deleted",
       details: {
         type: dependency.type,
         depends_on_issue_id: dependency.depends_on_issue_id,

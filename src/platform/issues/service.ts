@@ -6,7 +6,7 @@ import { hasRole, type Role } from "../../auth/membership.ts";
 import { type Db, isPostgres } from "../../db/index.ts";
 import type { IssuesTable } from "../../db/schema.ts";
 import { isId, newId, now, toJson } from "../../db/values.ts";
-import { diffFields, recordActivity } from "../../events/activity.ts";
+import { deleteRecorded, diffFields, insertCreated, recordActivity } from "../../events/activity.ts";
 import type { EventActor } from "../../events/outbox.ts";
 import { forbidden, invalid, notFound } from "../../http/errors.ts";
 import { tellAssignee } from "../../inbox/notices.ts";
@@ -109,15 +109,12 @@ export async function createIssue(
       created_at: at,
       updated_at: at,
     };
-    await trx.insertInto("issues").values(row).execute();
     const issue = toIssue({ ...row, issue_prefix: counter.issue_prefix });
-    await recordActivity(trx, {
+    await insertCreated(trx, "issues", row, {
       workspaceId,
       entityType: "issue",
-      entityId: issue.id,
       issueId: issue.id,
       actor: recordedAs,
-      action: "issue.created",
       details: { title: issue.title, identifier: issue.identifier },
     });
     await workHooks().assigneeChanged(trx, { workspaceId, issueId: issue.id, before: null, after: assignee, actor });
@@ -232,14 +229,11 @@ export async function deleteIssue(
       .deleteFrom("issue_dependencies")
       .where((eb) => eb.or([eb("issue_id", "=", issue.id), eb("depends_on_issue_id", "=", issue.id)]))
       .execute();
-    await trx.deleteFrom("issues").where("id", "=", issue.id).execute();
-    await recordActivity(trx, {
+    await deleteRecorded(trx, "issues", issue.id, {
       workspaceId,
       entityType: "issue",
-      entityId: issue.id,
       issueId: issue.id,
       actor,
-      action: "issue.deleted",
       details: { title: issue.title, identifier: issue.identifier },
     });
     await workHooks().issueDeleted(trx, { issueId: issue.id, actor });

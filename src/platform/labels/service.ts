@@ -1,14 +1,13 @@
 import type { Actor } from "../../api/access.ts";
 import type { Page } from "../../api/pagination.ts";
-import { getInWorkspace } from "../../api/workspace-rows.ts";
+import { uniqueOr409 } from "../../api/unique.ts";
+import { getInWorkspace, listInWorkspace } from "../../api/workspace-rows.ts";
 import { inWorkspace } from "../../api/workspace-transaction.ts";
 import type { Db } from "../../db/index.ts";
-import { isUniqueViolation } from "../../db/index.ts";
 import type { LabelsTable } from "../../db/schema.ts";
 import { newId, now } from "../../db/values.ts";
-import { diffFields, recordActivity } from "../../events/activity.ts";
+import { deleteRecorded, diffFields, insertCreated, recordActivity, updateRecorded } from "../../events/activity.ts";
 import type { EventActor } from "../../events/outbox.ts";
-import { conflict } from "../../http/errors.ts";
 import { changingIssueLists } from "../issues/list-version.ts";
 import { getIssue } from "../issues/service.ts";
 
@@ -21,25 +20,7 @@ export const getLabel = (db: Db, workspaceId: string, labelId: string): Promise<
 
 /** By name, then id. */
 export async function listLabels(db: Db, workspaceId: string, page: Page): Promise<Label[]> {
-  return db
-    .selectFrom("labels")
-    .selectAll()
-    .where("workspace_id", "=", workspaceId)
-    .orderBy("name")
-    .orderBy("id")
-    .limit(page.limit)
-    .offset(page.offset)
-    .execute();
-}
-
-/** Runs `work`, turning a unique-name violation into 409. */
-async function uniqueName<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (isUniqueViolation(error)) throw conflict(NAME_TAKEN);
-    throw error;
-  }
+  return listInWorkspace(db, "labels", workspaceId, page, "name");
 }
 
 export async function createLabel(
@@ -55,15 +36,12 @@ export async function createLabel(
     color: input.color,
     created_at: now(),
   };
-  return uniqueName(() =>
+  return uniqueOr409(NAME_TAKEN, () =>
     inWorkspace(db, workspaceId, async (trx) => {
-      await trx.insertInto("labels").values(row).execute();
-      await recordActivity(trx, {
+      await insertCreated(trx, "labels", row, {
         workspaceId,
         entityType: "label",
-        entityId: row.id,
         actor,
-        action: "label.created",
         details: { name: row.name, color: row.color },
       });
       return row;
@@ -78,7 +56,7 @@ export async function updateLabel(
   patch: { name?: string | undefined; color?: string | undefined },
   actor: Actor,
 ): Promise<Label> {
-  return uniqueName(() =>
+  return uniqueOr409(NAME_TAKEN, () =>
     inWorkspace(db, workspaceId, async (trx) => {
       const before = await getLabel(trx, workspaceId, labelId);
       const next = {
@@ -87,13 +65,10 @@ export async function updateLabel(
       };
       const changes = diffFields(before, next);
       if (Object.keys(changes).length === 0) return before;
-      await trx.updateTable("labels").set(next).where("id", "=", before.id).execute();
-      await recordActivity(trx, {
+      await updateRecorded(trx, "labels", before.id, next, {
         workspaceId,
         entityType: "label",
-        entityId: before.id,
         actor,
-        action: "label.updated",
         details: { changes },
       });
       return { ...before, ...next };
@@ -106,13 +81,10 @@ export async function deleteLabel(db: Db, workspaceId: string, labelId: string, 
   await changingIssueLists(db, workspaceId, async (trx) => {
     const label = await getLabel(trx, workspaceId, labelId);
     const unlinked = await trx.deleteFrom("issue_labels").where("label_id", "=", label.id).executeTakeFirst();
-    await trx.deleteFrom("labels").where("id", "=", label.id).execute();
-    await recordActivity(trx, {
+    await deleteRecorded(trx, "labels", label.id, {
       workspaceId,
       entityType: "label",
-      entityId: label.id,
       actor,
-      action: "label.deleted",
       details: { name: label.name, unlinked_issues: Number(unlinked.numDeletedRows) },
     });
   });

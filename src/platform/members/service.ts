@@ -1,10 +1,11 @@
 import type { Actor } from "../../api/access.ts";
+import { uniqueOr409 } from "../../api/unique.ts";
 import { inWorkspace } from "../../api/workspace-transaction.ts";
 import { hasRole, type Membership, type Role } from "../../auth/membership.ts";
 import type { Db } from "../../db/index.ts";
-import { isPostgres, isUniqueViolation } from "../../db/index.ts";
+import { isPostgres } from "../../db/index.ts";
 import { isId, newId, now } from "../../db/values.ts";
-import { recordActivity } from "../../events/activity.ts";
+import { insertCreated, recordActivity, updateRecorded } from "../../events/activity.ts";
 import { conflict, forbidden, notFound } from "../../http/errors.ts";
 import { emailKey } from "../accounts/users.ts";
 
@@ -77,25 +78,18 @@ export async function addMember(
   const user = await users.executeTakeFirst();
   if (!user) throw notFound("User");
   const id = newId();
-  try {
-    await inWorkspace(db, by.workspaceId, async (trx) => {
-      await trx
-        .insertInto("members")
-        .values({ id, workspace_id: by.workspaceId, user_id: user.id, role: input.role, created_at: now() })
-        .execute();
-      await recordActivity(trx, {
+  await uniqueOr409("User is already a member of this workspace", () =>
+    inWorkspace(db, by.workspaceId, async (trx) => {
+      const row = { id, workspace_id: by.workspaceId, user_id: user.id, role: input.role, created_at: now() };
+      await insertCreated(trx, "members", row, {
         workspaceId: by.workspaceId,
         entityType: "member",
-        entityId: id,
         actor,
         action: "member.added",
         details: { user_id: user.id, user_name: user.name, role: input.role },
       });
-    });
-  } catch (error) {
-    if (isUniqueViolation(error)) throw conflict("User is already a member of this workspace");
-    throw error;
-  }
+    }),
+  );
   return getMember(db, by.workspaceId, user.id);
 }
 
@@ -144,15 +138,18 @@ export async function changeRole(db: Db, by: Membership, userId: string, role: R
     if (target.role === "owner" && (await ownerCount(trx, by.workspaceId)) <= 1) {
       throw conflict("The last owner cannot be demoted");
     }
-    await trx.updateTable("members").set({ role }).where("id", "=", target.id).execute();
-    await recordActivity(trx, {
-      workspaceId: by.workspaceId,
-      entityType: "member",
-      entityId: target.id,
-      actor,
-      action: "member.updated",
-      details: { user_id: userId, user_name: target.user.name, changes: { role: { from: target.role, to: role } } },
-    });
+    await updateRecorded(
+      trx,
+      "members",
+      target.id,
+      { role },
+      {
+        workspaceId: by.workspaceId,
+        entityType: "member",
+        actor,
+        details: { user_id: userId, user_name: target.user.name, changes: { role: { from: target.role, to: role } } },
+      },
+    );
     return { ...target, role };
   });
 }

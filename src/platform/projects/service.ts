@@ -7,7 +7,7 @@ import { ISSUE_STATUSES } from "../../db/enums.ts";
 import type { Db } from "../../db/index.ts";
 import type { ProjectsTable } from "../../db/schema.ts";
 import { newId, now } from "../../db/values.ts";
-import { diffFields, recordActivity } from "../../events/activity.ts";
+import { deleteRecorded, diffFields, insertCreated, updateRecorded } from "../../events/activity.ts";
 import { forbidden } from "../../http/errors.ts";
 import { changingIssueLists } from "../issues/list-version.ts";
 import { withNames } from "../names.ts";
@@ -54,13 +54,10 @@ export async function createProject(
       created_at: at,
       updated_at: at,
     };
-    await trx.insertInto("projects").values(row).execute();
-    await recordActivity(trx, {
+    await insertCreated(trx, "projects", row, {
       workspaceId,
       entityType: "project",
-      entityId: row.id,
       actor,
-      action: "project.created",
       details: { title: row.title },
     });
     return row;
@@ -104,21 +101,20 @@ export async function updateProject(
     const changes = diffFields(before, next);
     if (Object.keys(changes).length === 0) return before;
     const updated_at = now();
-    await trx
-      .updateTable("projects")
-      .set({ ...next, updated_at })
-      .where("id", "=", before.id)
-      .execute();
-    await recordActivity(trx, {
-      workspaceId,
-      entityType: "project",
-      entityId: before.id,
-      actor,
-      action: "project.updated",
-      details: {
-        changes: await withNames(trx, workspaceId, changes, { lead_id: { from: before.lead_type, to: lead.type } }),
+    await updateRecorded(
+      trx,
+      "projects",
+      before.id,
+      { ...next, updated_at },
+      {
+        workspaceId,
+        entityType: "project",
+        actor,
+        details: {
+          changes: await withNames(trx, workspaceId, changes, { lead_id: { from: before.lead_type, to: lead.type } }),
+        },
       },
-    });
+    );
     return { ...before, ...next, updated_at };
   });
 }
@@ -140,13 +136,10 @@ export async function deleteProject(
       .where("workspace_id", "=", workspaceId)
       .where("project_id", "=", project.id)
       .execute();
-    await trx.deleteFrom("projects").where("id", "=", project.id).execute();
-    await recordActivity(trx, {
+    await deleteRecorded(trx, "projects", project.id, {
       workspaceId,
       entityType: "project",
-      entityId: project.id,
       actor,
-      action: "project.deleted",
       details: { title: project.title },
     });
   });
