@@ -17,7 +17,9 @@ type WorkspaceTable =
   | "webhooks"
   | "autopilots"
   | "skills"
-  | "runner_tokens";
+  | "runner_tokens"
+  | "approvals"
+  | "questions";
 
 /**
  * The row with this id, if it belongs to this workspace; otherwise 404 "<thing> not found". `delete` (PostgreSQL, in a
@@ -58,6 +60,30 @@ export async function listInWorkspace<T extends WorkspaceTable>(
     .where("workspace_id", "=", workspaceId)
     .orderBy(sql.ref(order))
     .orderBy("id")
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+  return rows as Selectable<Database[T]>[];
+}
+
+/** Tables of requests that people decide (approvals, questions), listed newest first by their status. */
+type DecisionTable = "approvals" | "questions";
+
+/** A page of the workspace's approvals or questions, newest first, of the given statuses (all when none). */
+export async function listNewestInWorkspace<T extends DecisionTable>(
+  db: Db,
+  table: T,
+  workspaceId: string,
+  statuses: readonly string[] | undefined,
+  page: Page,
+): Promise<Selectable<Database[T]>[]> {
+  const rows = await db
+    .selectFrom(table as DecisionTable)
+    .selectAll()
+    .where("workspace_id", "=", workspaceId)
+    .$if(Boolean(statuses?.length), (query) => query.where("status", "in", statuses as never))
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
     .limit(page.limit)
     .offset(page.offset)
     .execute();

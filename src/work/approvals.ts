@@ -3,12 +3,13 @@
 
 import type { Actor } from "../api/access.ts";
 import type { Page } from "../api/pagination.ts";
+import { getInWorkspace, listNewestInWorkspace } from "../api/workspace-rows.ts";
 import { inWorkspace } from "../api/workspace-transaction.ts";
 import { type Db, isPostgres } from "../db/index.ts";
 import type { ApprovalsTable } from "../db/schema.ts";
-import { fromJson, isId, now } from "../db/values.ts";
+import { fromJson, now } from "../db/values.ts";
 import { appendEvent } from "../events/append.ts";
-import { conflict, notFound } from "../http/errors.ts";
+import { conflict } from "../http/errors.ts";
 import { markSourceRead } from "../inbox/items.ts";
 import { appendRunEvents } from "./run-events.ts";
 import type { Approval, ApprovalDecision, ApprovalStatus } from "./schemas.ts";
@@ -20,16 +21,7 @@ export const toApproval = ({ tool_call_id: _call, arguments: args, ...row }: App
 });
 
 export async function getApproval(db: Db, workspaceId: string, approvalId: string): Promise<Approval> {
-  const row = isId(approvalId)
-    ? await db
-        .selectFrom("approvals")
-        .selectAll()
-        .where("workspace_id", "=", workspaceId)
-        .where("id", "=", approvalId)
-        .executeTakeFirst()
-    : undefined;
-  if (!row) throw notFound("Approval");
-  return toApproval(row);
+  return toApproval(await getInWorkspace(db, "approvals", workspaceId, approvalId, "Approval"));
 }
 
 /** Newest first. */
@@ -39,14 +31,7 @@ export async function listApprovals(
   filter: { status?: ApprovalStatus[] | undefined },
   page: Page,
 ): Promise<Approval[]> {
-  let query = db.selectFrom("approvals").selectAll().where("workspace_id", "=", workspaceId);
-  if (filter.status?.length) query = query.where("status", "in", filter.status);
-  const rows = await query
-    .orderBy("created_at", "desc")
-    .orderBy("id", "desc")
-    .limit(page.limit)
-    .offset(page.offset)
-    .execute();
+  const rows = await listNewestInWorkspace(db, "approvals", workspaceId, filter.status, page);
   return rows.map(toApproval);
 }
 

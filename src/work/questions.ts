@@ -6,12 +6,13 @@ import { z } from "zod";
 import type { Actor } from "../api/access.ts";
 import { text } from "../api/fields.ts";
 import type { Page } from "../api/pagination.ts";
+import { getInWorkspace, listNewestInWorkspace } from "../api/workspace-rows.ts";
 import { inWorkspace } from "../api/workspace-transaction.ts";
 import { type Db, isPostgres } from "../db/index.ts";
 import type { QuestionsTable } from "../db/schema.ts";
-import { fromJson, isId, newId, now, toJson } from "../db/values.ts";
+import { fromJson, newId, now, toJson } from "../db/values.ts";
 import { appendEvent } from "../events/append.ts";
-import { conflict, HttpError, notFound } from "../http/errors.ts";
+import { conflict, HttpError } from "../http/errors.ts";
 import { markSourceRead } from "../inbox/items.ts";
 import { tellQuestionAsked } from "../inbox/notices.ts";
 import { appendRunEvents } from "./run-events.ts";
@@ -104,16 +105,7 @@ export async function getQuestion(db: Db, workspaceId: string, questionId: strin
 }
 
 async function questionRow(db: Db, workspaceId: string, questionId: string): Promise<QuestionsTable> {
-  const row = isId(questionId)
-    ? await db
-        .selectFrom("questions")
-        .selectAll()
-        .where("workspace_id", "=", workspaceId)
-        .where("id", "=", questionId)
-        .executeTakeFirst()
-    : undefined;
-  if (!row) throw notFound("Question");
-  return row;
+  return getInWorkspace(db, "questions", workspaceId, questionId, "Question");
 }
 
 /** Newest first. */
@@ -123,14 +115,7 @@ export async function listQuestions(
   filter: { status?: QuestionStatus[] | undefined },
   page: Page,
 ): Promise<Question[]> {
-  let query = db.selectFrom("questions").selectAll().where("workspace_id", "=", workspaceId);
-  if (filter.status?.length) query = query.where("status", "in", filter.status);
-  const rows = await query
-    .orderBy("created_at", "desc")
-    .orderBy("id", "desc")
-    .limit(page.limit)
-    .offset(page.offset)
-    .execute();
+  const rows = await listNewestInWorkspace(db, "questions", workspaceId, filter.status, page);
   return rows.map(toQuestion);
 }
 
