@@ -218,6 +218,15 @@ const settingsSchema = z.object({
     public: fromEnv("PUBLIC", flag().default(false)),
     publicUrl: fromEnv("PUBLIC_URL", httpUrl().optional()),
     twilioAuthToken: fromEnv("TWILIO_AUTH_TOKEN", z.string().optional()),
+    /** With TWILIO_AUTH_TOKEN, the carrier REST API's credentials: call control (end_call, transfer_call). */
+    twilioAccountSid: fromEnv(
+      "TWILIO_ACCOUNT_SID",
+      z
+        .string()
+        .regex(/^AC[0-9a-f]{32}$/i, { message: "must be a Twilio account SID (AC followed by 32 hex digits)" })
+        .optional(),
+    ),
+    twilioApiBase: fromEnv("TWILIO_API_BASE", httpUrl().default("https://api.twilio.com")),
     /** The workspace whose members see this call server's calls; unset, calls are recorded under no workspace. */
     workspaceId: fromEnv(
       "CALL_WORKSPACE_ID",

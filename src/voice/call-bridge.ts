@@ -7,6 +7,7 @@ import type { ToolInvoker } from "../tools/invoker.ts";
 import { CallRecord } from "./call-record.ts";
 import { CallSession } from "./call-session.ts";
 import { CarrierStream, type StreamStart } from "./carrier-codec.ts";
+import type { CarrierRest } from "./carrier-rest.ts";
 import { FunctionCallRunner } from "./function-calls.ts";
 import { type FunctionCall, ProviderClient } from "./provider-client.ts";
 import type { RealtimeApiVersion, RealtimeToolDefinition } from "./session-config.ts";
@@ -23,6 +24,8 @@ export interface BridgeSettings {
   /** The workspace the calls are recorded under (CALL_WORKSPACE_ID); unset, under none. */
   workspaceId?: string | undefined;
   tokens: StreamTokens;
+  /** The carrier's REST API (TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN set); unset, hanging up closes the stream. */
+  carrier?: CarrierRest | undefined;
   log: FastifyBaseLogger;
   /** How long a connected carrier may take to send `start` (default 10 s). */
   startTimeoutMs?: number;

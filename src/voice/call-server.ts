@@ -7,6 +7,7 @@ import { type CustomTools, loadCustomTools } from "../tools/custom.ts";
 import { ToolInvoker } from "../tools/invoker.ts";
 import { staticSource, ToolRegistry } from "../tools/registry.ts";
 import { buildCallApp } from "./app.ts";
+import { CarrierRest } from "./carrier-rest.ts";
 import { END_CALL, endCallDefinition, realtimeDefinition } from "./function-calls.ts";
 import { StreamTokens } from "./stream-token.ts";
 import { openTunnel, type Tunnel } from "./tunnel.ts";
@@ -58,6 +59,11 @@ export async function startCallServer(options: CallServerOptions): Promise<CallS
   if (!voice.vendorApiKey) {
     throw new CallServerError("VENDOR_API_KEY is not set: the call server needs the realtime provider's API key.");
   }
+  if (voice.twilioAccountSid && !voice.twilioAuthToken) {
+    throw new CallServerError(
+      "TWILIO_ACCOUNT_SID is set without TWILIO_AUTH_TOKEN: the carrier's REST API needs both.",
+    );
+  }
   if (options.usePublic && !voice.tunnelAuthToken) {
     throw new CallServerError("Public mode needs TUNNEL_AUTH_TOKEN (an ngrok authtoken) to open the tunnel.");
   }
@@ -92,6 +98,7 @@ export async function startCallServer(options: CallServerOptions): Promise<CallS
       tools: new ToolInvoker(registry, { timeoutMs: config.toolTimeoutMs }),
       db: database.db,
       workspaceId: voice.workspaceId,
+      carrier: carrierRestOf(voice),
       tokens: new StreamTokens(database.db, config.jwtSecret === DEV_JWT_SECRET ? undefined : config.jwtSecret),
       startTimeoutMs: options.timeouts?.startMs,
       sessionCreatedTimeoutMs: options.timeouts?.sessionCreatedMs,
@@ -145,4 +152,14 @@ export async function startCallServer(options: CallServerOptions): Promise<CallS
 async function checkCallWorkspace(db: Db, workspaceId: string): Promise<void> {
   const workspace = await db.selectFrom("workspaces").select("id").where("id", "=", workspaceId).executeTakeFirst();
   if (!workspace) throw new CallServerError(`CALL_WORKSPACE_ID names no workspace in this database: ${workspaceId}`);
+}
+
+/** The carrier's REST API when its credentials are set; without them call control falls back to the media stream. */
+function carrierRestOf(voice: Config["voice"]): CarrierRest | undefined {
+  if (!voice.twilioAccountSid || !voice.twilioAuthToken) return undefined;
+  return new CarrierRest({
+    accountSid: voice.twilioAccountSid,
+    authToken: voice.twilioAuthToken,
+    apiBase: voice.twilioApiBase,
+  });
 }
