@@ -90,7 +90,7 @@ export class CarrierRestDouble {
     const params: Record<string, string[]> = {};
     if ((request.headers["content-type"] ?? "").startsWith("application/x-www-form-urlencoded")) {
       for (const [name, value] of new URLSearchParams(Buffer.concat(chunks).toString("utf8"))) {
-        (params[name] ??= []).push(value);
+        params[name] = [...(params[name] ?? []), value];
       }
     }
     const path = (request.url ?? "").split("?")[0] ?? "";
