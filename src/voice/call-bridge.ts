@@ -53,6 +53,7 @@ export class CallBridge {
   private malformedCount = 0;
   private started = false;
   private earlyAudio: string[] = [];
+  private earlyDigits: string[] = [];
   private ended = false;
 
   constructor(
@@ -67,7 +68,7 @@ export class CallBridge {
       start: (start) => this.start(start),
       media: (payload) => this.media(payload),
       mark: (name) => this.session?.markAcknowledged(name),
-      dtmf: (digit) => this.log.debug({ digit }, "caller pressed a key"),
+      dtmf: (digit) => this.keyPressed(digit),
       stop: () => this.end("the carrier stopped the stream"),
       malformed: (reason) => this.malformed(reason),
       closed: (code) => this.end(`the carrier closed the stream (code ${code})`),
@@ -158,6 +159,18 @@ export class CallBridge {
     );
     for (const payload of this.earlyAudio) this.provider.appendAudio(payload);
     this.earlyAudio = [];
+    for (const digit of this.earlyDigits.splice(0)) this.keyPressed(digit);
+  }
+
+  /** A key press is the caller's turn: the model reads it and answers; the transcript notes it. */
+  private keyPressed(digit: string): void {
+    if (!this.provider) {
+      if (this.started && !this.ended) this.earlyDigits.push(digit);
+      return;
+    }
+    this.record?.addTranscript("caller", `[pressed ${digit}]`);
+    this.provider.sendUserText(`The caller pressed ${digit}.`);
+    this.provider.createResponse();
   }
 
   private playAudio(itemId: string, delta: string): void {

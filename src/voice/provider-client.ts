@@ -51,6 +51,7 @@ export class ProviderClient {
   private readonly socket: WebSocket;
   private apiVersion: RealtimeApiVersion | undefined;
   private pendingAudio: string[] = [];
+  private pendingControl: Record<string, unknown>[] = [];
   private failure: string | undefined;
   private closedByUs = false;
   private sessionTimer: NodeJS.Timeout | undefined;
@@ -99,8 +100,22 @@ export class ProviderClient {
     });
   }
 
+  /** Text the model reads as the caller's turn (a key press), e.g. "The caller pressed 5.". */
+  sendUserText(text: string): void {
+    this.sendControl({
+      type: "conversation.item.create",
+      item: { type: "message", role: "user", content: [{ type: "input_text", text }] },
+    });
+  }
+
   createResponse(): void {
-    this.sendJson({ type: "response.create" });
+    this.sendControl({ type: "response.create" });
+  }
+
+  /** Sent once the session is configured, so nothing reaches the model ahead of its instructions and tools. */
+  private sendControl(message: Record<string, unknown>): void {
+    if (this.apiVersion === undefined) this.pendingControl.push(message);
+    else this.sendJson(message);
   }
 
   close(): void {
@@ -129,6 +144,9 @@ export class ProviderClient {
     const pending = this.pendingAudio;
     this.pendingAudio = [];
     for (const payload of pending) this.appendAudio(payload);
+    const control = this.pendingControl;
+    this.pendingControl = [];
+    for (const message of control) this.sendJson(message);
     this.events.ready(apiVersion);
   }
 

@@ -159,6 +159,16 @@ export class CarrierCall {
     this.sendRaw({ event: "mark", sequenceNumber: String(++this.sequence), streamSid: this.streamSid, mark: { name } });
   }
 
+  /** The caller presses a key: a `dtmf` frame as Twilio sends it. */
+  pressKey(digit: string): void {
+    this.sendRaw({
+      event: "dtmf",
+      streamSid: this.streamSid,
+      sequenceNumber: String(++this.sequence),
+      dtmf: { track: "inbound_track", digit },
+    });
+  }
+
   stop(): void {
     this.sendRaw({ event: "stop", sequenceNumber: String(++this.sequence), streamSid: this.streamSid, stop: {} });
   }
