@@ -72,6 +72,38 @@ const trustProxy = z
     return z.NEVER;
   });
 
+/** A place a call may be transferred to: an E.164 number or a SIP URI, with the name the model may use for it. */
+export interface TransferTarget {
+  name?: string;
+  target: string;
+}
+
+const E164 = /^\+[1-9]\d{1,14}$/;
+const SIP_URI = /^sips?:[^\s<>"'&,]+@[^\s<>"'&,]+$/i;
+
+/** `+4930123456, sales=+4940111222, desk=sip:desk@pbx.example.com`. */
+const transferTargets = z
+  .string()
+  .optional()
+  .transform((value, context): TransferTarget[] => {
+    const targets: TransferTarget[] = [];
+    for (const entry of (value ?? "").split(",").map((part) => part.trim())) {
+      if (entry === "") continue;
+      const equals = entry.indexOf("=");
+      const name = equals === -1 ? undefined : entry.slice(0, equals).trim();
+      const target = (equals === -1 ? entry : entry.slice(equals + 1)).trim();
+      if (name === "" || !(E164.test(target) || SIP_URI.test(target))) {
+        context.addIssue({
+          code: "custom",
+          message: `has ${JSON.stringify(entry)}: each entry must be an E.164 number (+4930…) or a sip: URI, optionally as name=target`,
+        });
+        return z.NEVER;
+      }
+      targets.push(name === undefined ? { target } : { name, target });
+    }
+    return targets;
+  });
+
 /**
  * Every setting, each read from one environment variable (its name, default, parse and message in one place).
  * A few defaults depend on PLATFORM_ENV: those settings are optional here and decided in `configSchema`.
@@ -227,6 +259,8 @@ const settingsSchema = z.object({
         .optional(),
     ),
     twilioApiBase: fromEnv("TWILIO_API_BASE", httpUrl().default("https://api.twilio.com")),
+    /** Where transfer_call may send a caller; empty, the function is not offered. */
+    transferTargets: fromEnv("CALL_TRANSFER_TO", transferTargets),
     /** The workspace whose members see this call server's calls; unset, calls are recorded under no workspace. */
     workspaceId: fromEnv(
       "CALL_WORKSPACE_ID",

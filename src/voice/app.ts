@@ -12,6 +12,7 @@ import { CallMetrics, METRICS_CONTENT_TYPE } from "../ops/metrics.ts";
 import { checkMetricsCaller } from "../ops/routes.ts";
 import { type BridgeSettings, CallBridge } from "./call-bridge.ts";
 import { STREAM_TOKEN_PARAMETER } from "./stream-token.ts";
+import { WHISPER_PATH, type WhisperLinks, whisperTwiml } from "./transfer.ts";
 import { type FormParams, verifyTwilioSignature } from "./twilio-signature.ts";
 import { parseForm, statusPage, VALID_HOST, webhookDocument } from "./webhook.ts";
 
@@ -19,6 +20,8 @@ interface CallAppOptions {
   bridge: Omit<BridgeSettings, "log">;
   /** When set, webhook requests must carry a valid X-Twilio-Signature. */
   twilioAuthToken: string | undefined;
+  /** Signs and reads the whisper links of warm hand-offs (transfer_call with a summary). */
+  whisperLinks: WhisperLinks;
   /** The public origin (tunnel or PUBLIC_URL), read per request because the tunnel opens after listen. */
   publicOrigin: () => string | undefined;
   logger: FastifyServerOptions["logger"];
@@ -79,8 +82,25 @@ export async function buildCallApp(options: CallAppOptions): Promise<FastifyInst
   app.get("/", webhook);
   app.post("/", webhook);
 
+  // The target's leg of a warm hand-off fetches what it hears before the caller is joined.
+  const whisper = async (request: FastifyRequest, reply: FastifyReply) => {
+    const summary = options.whisperLinks.summaryOf(new URLSearchParams(request.url.split("?")[1] ?? ""));
+    if (summary === undefined) return reply.code(403).type("text/plain").send("Invalid or missing whisper link");
+    return reply.type("application/xml; charset=utf-8").send(whisperTwiml(summary));
+  };
+  app.get(WHISPER_PATH, whisper);
+  app.post(WHISPER_PATH, whisper);
+
   app.get("/media-stream", { websocket: true }, (socket, request) => {
-    const bridge = new CallBridge(socket, { ...options.bridge, log: request.log });
+    // The carrier reached the stream at wss://HOST (the webhook said so): links it is handed are https on that host.
+    const host = originOf(request, options.publicOrigin())?.host;
+    const origin = host === undefined ? undefined : `https://${host}`;
+    const bridge = new CallBridge(socket, {
+      ...options.bridge,
+      whisperLinks: options.whisperLinks,
+      origin,
+      log: request.log,
+    });
     bridges.add(bridge);
     void bridge.finished.then(() => bridges.delete(bridge));
   });

@@ -2,8 +2,10 @@
 // Each call owns all of its state, so concurrent calls cannot see each other.
 import type { FastifyBaseLogger } from "fastify";
 import type { WebSocket } from "ws";
+import type { TransferTarget } from "../config.ts";
 import type { Db } from "../db/index.ts";
 import type { ToolInvoker } from "../tools/invoker.ts";
+import { CallControl } from "./call-control.ts";
 import { CallRecord } from "./call-record.ts";
 import { CallSession } from "./call-session.ts";
 import { CarrierStream, type StreamStart } from "./carrier-codec.ts";
@@ -12,12 +14,13 @@ import { FunctionCallRunner } from "./function-calls.ts";
 import { type FunctionCall, ProviderClient } from "./provider-client.ts";
 import type { RealtimeApiVersion, RealtimeToolDefinition } from "./session-config.ts";
 import { STREAM_TOKEN_PARAMETER, type StreamTokens } from "./stream-token.ts";
+import type { WhisperLinks } from "./transfer.ts";
 
 export interface BridgeSettings {
   providerUrl: string;
   apiKey: string;
   apiVersion: "auto" | RealtimeApiVersion;
-  /** Definitions sent in the session configuration (registry tools and end_call). */
+  /** Definitions sent in the session configuration (registry tools and the built-in functions). */
   toolDefinitions: RealtimeToolDefinition[];
   tools: ToolInvoker;
   db: Db;
@@ -26,6 +29,11 @@ export interface BridgeSettings {
   tokens: StreamTokens;
   /** The carrier's REST API (TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN set); unset, hanging up closes the stream. */
   carrier?: CarrierRest | undefined;
+  /** Where transfer_call may send the caller (CALL_TRANSFER_TO). */
+  transferTargets?: TransferTarget[];
+  whisperLinks?: WhisperLinks;
+  /** This server's https origin as the carrier reaches it (for the links it hands the carrier). */
+  origin?: string | undefined;
   log: FastifyBaseLogger;
   /** How long a connected carrier may take to send `start` (default 10 s). */
   startTimeoutMs?: number;
@@ -33,8 +41,8 @@ export interface BridgeSettings {
   sessionCreatedTimeoutMs?: number;
 }
 
-/** How long end_call waits for the goodbye to finish playing before hanging up. */
-const GOODBYE_PLAY_TIMEOUT_MS = 5_000;
+/** How much longer than the audio lasts end_call and transfer_call wait for its last mark before acting anyway. */
+const PLAY_GRACE_MS = 2_000;
 const MALFORMED_LOG_LIMIT = 5;
 /** Caller audio kept while the stream token is checked (20 ms frames: 10 s). */
 const MAX_EARLY_FRAMES = 500;
@@ -48,6 +56,7 @@ export class CallBridge {
   private provider: ProviderClient | undefined;
   private record: CallRecord | undefined;
   private runner: FunctionCallRunner | undefined;
+  private control: CallControl | undefined;
   private readonly abort = new AbortController();
   private readonly startTimer: NodeJS.Timeout;
   private malformedCount = 0;
@@ -85,6 +94,7 @@ export class CallBridge {
     this.ended = true;
     clearTimeout(this.startTimer);
     this.abort.abort();
+    this.session?.release();
     this.provider?.close();
     this.carrier.close(carrierCloseCode, carrierCloseCode === 1000 ? "call ended" : "call failed");
     if (this.session) this.log.info({ reason }, "call ended");
@@ -132,7 +142,19 @@ export class CallBridge {
     this.log = settings.log.child({ callId: this.record.callId, callSid: start.callSid, streamSid: start.streamSid });
     this.session = new CallSession();
     this.carrier.useStreamSid(start.streamSid);
-    this.runner = new FunctionCallRunner(settings.tools, { signal: this.abort.signal });
+    this.control = new CallControl({
+      callSid: start.callSid,
+      carrier: settings.carrier,
+      transferTargets: settings.transferTargets ?? [],
+      whisperUrl: (summary) => {
+        if (!settings.whisperLinks || !settings.origin)
+          throw new Error("this server has no public address for a warm hand-off");
+        return settings.whisperLinks.url(settings.origin, summary);
+      },
+      untilPlayed: () => this.session?.waitUntilPlayed(PLAY_GRACE_MS) ?? Promise.resolve(),
+      log: this.log,
+    });
+    this.runner = new FunctionCallRunner(settings.tools, { signal: this.abort.signal }, this.control.tools);
     this.log.info("call started");
     this.provider = new ProviderClient(
       {
@@ -187,16 +209,12 @@ export class CallBridge {
 
   private async answerFunctionCalls(calls: FunctionCall[]): Promise<void> {
     if (calls.length === 0 || !this.runner) return;
-    const { outputs, hangUp } = await this.runner.finish(calls);
+    const outputs = await this.runner.finish(calls);
     if (this.ended || !this.provider) return;
     for (const { callId, output } of outputs) this.provider.sendFunctionOutput(callId, output);
-    if (!hangUp) {
-      this.provider.createResponse();
-      return;
-    }
-    this.log.info("the assistant ended the call");
-    await this.session?.waitUntilPlayed(GOODBYE_PLAY_TIMEOUT_MS);
-    this.end("the assistant ended the call");
+    const leaving = this.control?.leaving;
+    if (leaving) this.end(leaving);
+    else this.provider.createResponse();
   }
 
   private malformed(reason: string): void {

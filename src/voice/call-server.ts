@@ -7,9 +7,11 @@ import { type CustomTools, loadCustomTools } from "../tools/custom.ts";
 import { ToolInvoker } from "../tools/invoker.ts";
 import { staticSource, ToolRegistry } from "../tools/registry.ts";
 import { buildCallApp } from "./app.ts";
+import { endCallDefinition, transferCallDefinition } from "./call-control.ts";
 import { CarrierRest } from "./carrier-rest.ts";
-import { END_CALL, endCallDefinition, realtimeDefinition } from "./function-calls.ts";
+import { realtimeDefinition } from "./function-calls.ts";
 import { StreamTokens } from "./stream-token.ts";
+import { WhisperLinks } from "./transfer.ts";
 import { openTunnel, type Tunnel } from "./tunnel.ts";
 
 export interface CallServerOptions {
@@ -38,7 +40,7 @@ export interface CallServer {
   publicUrl?: string;
   /** The tools file loaded, if any. */
   toolsFile?: string;
-  /** Names of the tools offered to the model, end_call first. */
+  /** Names of the tools offered to the model, the built-in functions (end_call, transfer_call) first. */
   toolNames: string[];
   /** The server's logger (JSON lines). */
   log: FastifyBaseLogger;
@@ -64,6 +66,11 @@ export async function startCallServer(options: CallServerOptions): Promise<CallS
       "TWILIO_ACCOUNT_SID is set without TWILIO_AUTH_TOKEN: the carrier's REST API needs both.",
     );
   }
+  if (voice.transferTargets.length > 0 && !voice.twilioAccountSid) {
+    throw new CallServerError(
+      "CALL_TRANSFER_TO needs TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN: transfers go through the carrier's REST API.",
+    );
+  }
   if (options.usePublic && !voice.tunnelAuthToken) {
     throw new CallServerError("Public mode needs TUNNEL_AUTH_TOKEN (an ngrok authtoken) to open the tunnel.");
   }
@@ -76,9 +83,12 @@ export async function startCallServer(options: CallServerOptions): Promise<CallS
     registry = new ToolRegistry().addSource(staticSource(custom.tools));
   }
   const customTools = await registry.list();
+  const builtIns = [endCallDefinition];
+  if (voice.transferTargets.length > 0) builtIns.push(transferCallDefinition(voice.transferTargets));
+  const builtInNames = new Set(builtIns.map((definition) => definition.name));
   const toolDefinitions = [
-    endCallDefinition,
-    ...customTools.filter((tool) => tool.name !== END_CALL).map(realtimeDefinition),
+    ...builtIns,
+    ...customTools.filter((tool) => !builtInNames.has(tool.name)).map(realtimeDefinition),
   ];
 
   let database: ReturnType<typeof openDatabase>;
@@ -89,6 +99,7 @@ export async function startCallServer(options: CallServerOptions): Promise<CallS
     throw error;
   }
   let tunnel: Tunnel | undefined;
+  const sharedSecret = config.jwtSecret === DEV_JWT_SECRET ? undefined : config.jwtSecret;
   const app = await buildCallApp({
     bridge: {
       providerUrl: voice.realtimeUrl,
@@ -99,11 +110,13 @@ export async function startCallServer(options: CallServerOptions): Promise<CallS
       db: database.db,
       workspaceId: voice.workspaceId,
       carrier: carrierRestOf(voice),
-      tokens: new StreamTokens(database.db, config.jwtSecret === DEV_JWT_SECRET ? undefined : config.jwtSecret),
+      transferTargets: voice.transferTargets,
+      tokens: new StreamTokens(database.db, sharedSecret),
       startTimeoutMs: options.timeouts?.startMs,
       sessionCreatedTimeoutMs: options.timeouts?.sessionCreatedMs,
     },
     twilioAuthToken: voice.twilioAuthToken,
+    whisperLinks: new WhisperLinks(sharedSecret),
     publicOrigin: () => tunnel?.url ?? voice.publicUrl,
     logger: options.logger ?? { level: config.logLevel },
     metricsToken: config.operations.metricsToken,

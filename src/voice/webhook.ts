@@ -1,7 +1,7 @@
 // The carrier's webhook: the XML instruction document that connects the call to our media stream.
 import type { FormParams } from "./twilio-signature.ts";
 
-const escapeXml = (value: string): string =>
+export const escapeXml = (value: string): string =>
   value.replace(/[<>&"']/g, (char) => `&${{ "<": "lt", ">": "gt", "&": "amp", '"': "quot", "'": "apos" }[char]};`);
 
 /** `<Response>` with an empty Say, a one-second Pause and a Connect to wss://HOST/media-stream carrying the token. */
