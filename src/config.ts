@@ -259,6 +259,10 @@ const settingsSchema = z.object({
         .optional(),
     ),
     twilioApiBase: fromEnv("TWILIO_API_BASE", httpUrl().default("https://api.twilio.com")),
+    /** Record every call, both sides mixed, as a WAV file under recordingsDir. */
+    recording: fromEnv("CALL_RECORDING", flag().default(false)),
+    /** Where call recordings are written (call server) and read (the platform API): both must see the same files. */
+    recordingsDir: fromEnv("CALL_RECORDINGS_DIR", text("./data/recordings")),
     /** Where transfer_call may send a caller; empty, the function is not offered. */
     transferTargets: fromEnv("CALL_TRANSFER_TO", transferTargets),
     /** The workspace whose members see this call server's calls; unset, calls are recorded under no workspace. */

@@ -7,6 +7,7 @@ import type { Db } from "../db/index.ts";
 import type { ToolInvoker } from "../tools/invoker.ts";
 import { CallControl } from "./call-control.ts";
 import { CallRecord } from "./call-record.ts";
+import { CallRecording, recordingPath } from "./call-recording.ts";
 import { CallSession } from "./call-session.ts";
 import { CarrierStream, type StreamStart } from "./carrier-codec.ts";
 import type { CarrierRest } from "./carrier-rest.ts";
@@ -32,6 +33,8 @@ export interface BridgeSettings {
   /** Where transfer_call may send the caller (CALL_TRANSFER_TO). */
   transferTargets?: TransferTarget[];
   whisperLinks?: WhisperLinks;
+  /** Set (CALL_RECORDING): each call is recorded as `<call id>.wav` in this directory. */
+  recordingsDir?: string | undefined;
   /** This server's https origin as the carrier reaches it (for the links it hands the carrier). */
   origin?: string | undefined;
   log: FastifyBaseLogger;
@@ -55,6 +58,7 @@ export class CallBridge {
   private session: CallSession | undefined;
   private provider: ProviderClient | undefined;
   private record: CallRecord | undefined;
+  private recording: CallRecording | undefined;
   private runner: FunctionCallRunner | undefined;
   private control: CallControl | undefined;
   private readonly abort = new AbortController();
@@ -98,8 +102,7 @@ export class CallBridge {
     this.provider?.close();
     this.carrier.close(carrierCloseCode, carrierCloseCode === 1000 ? "call ended" : "call failed");
     if (this.session) this.log.info({ reason }, "call ended");
-    const recordDone = this.record?.end() ?? Promise.resolve();
-    void recordDone.then(this.resolveFinished);
+    void Promise.all([this.record?.end(), this.writeRecording()]).then(this.resolveFinished);
   }
 
   private start(start: StreamStart): void {
@@ -126,8 +129,10 @@ export class CallBridge {
 
   /** The caller's audio; what arrives while the stream token is being checked is kept for the provider. */
   private media(payload: string): void {
-    if (this.provider) this.provider.appendAudio(payload);
-    else if (this.started && this.earlyAudio.length < MAX_EARLY_FRAMES) this.earlyAudio.push(payload);
+    if (this.provider) {
+      this.provider.appendAudio(payload);
+      this.recording?.caller(payload);
+    } else if (this.started && this.earlyAudio.length < MAX_EARLY_FRAMES) this.earlyAudio.push(payload);
   }
 
   private begin(start: StreamStart): void {
@@ -179,7 +184,10 @@ export class CallBridge {
         },
       },
     );
-    for (const payload of this.earlyAudio) this.provider.appendAudio(payload);
+    if (settings.recordingsDir) {
+      this.recording = new CallRecording(recordingPath(settings.recordingsDir, this.record.callId));
+    }
+    for (const payload of this.earlyAudio) this.media(payload);
     this.earlyAudio = [];
     for (const digit of this.earlyDigits.splice(0)) this.keyPressed(digit);
   }
@@ -198,6 +206,7 @@ export class CallBridge {
   private playAudio(itemId: string, delta: string): void {
     if (!this.session) return;
     this.carrier.sendMediaAndMark(delta, this.session.audioSent(itemId, delta));
+    this.recording?.assistant(delta);
   }
 
   private bargeIn(): void {
@@ -205,6 +214,7 @@ export class CallBridge {
     if (!cut) return;
     this.carrier.sendClear();
     this.provider?.truncate(cut.itemId, cut.audioEndMs);
+    this.recording?.cut(cut.playedBytes);
   }
 
   private async answerFunctionCalls(calls: FunctionCall[]): Promise<void> {
@@ -215,6 +225,16 @@ export class CallBridge {
     const leaving = this.control?.leaving;
     if (leaving) this.end(leaving);
     else this.provider.createResponse();
+  }
+
+  /** Once the call is over, off the audio path; a recording that cannot be written is logged, never thrown. */
+  private async writeRecording(): Promise<void> {
+    if (!this.recording) return;
+    try {
+      await this.recording.write();
+    } catch (error) {
+      this.log.error({ err: error }, "could not write the call recording");
+    }
   }
 
   private malformed(reason: string): void {

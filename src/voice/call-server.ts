@@ -111,6 +111,7 @@ export async function startCallServer(options: CallServerOptions): Promise<CallS
       workspaceId: voice.workspaceId,
       carrier: carrierRestOf(voice),
       transferTargets: voice.transferTargets,
+      recordingsDir: voice.recording ? voice.recordingsDir : undefined,
       tokens: new StreamTokens(database.db, sharedSecret),
       startTimeoutMs: options.timeouts?.startMs,
       sessionCreatedTimeoutMs: options.timeouts?.sessionCreatedMs,

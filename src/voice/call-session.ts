@@ -18,9 +18,11 @@ interface SentMark {
 interface Interruption {
   itemId: string;
   audioEndMs: number;
+  /** Of all the audio ever sent, how many bytes played before the cut. */
+  playedBytes: number;
 }
 
-function base64DecodedLength(base64: string): number {
+export function base64DecodedLength(base64: string): number {
   if (base64.length === 0) return 0;
   const padding = base64.endsWith("==") ? 2 : base64.endsWith("=") ? 1 : 0;
   return (base64.length / 4) * 3 - padding;
@@ -83,13 +85,14 @@ export class CallSession {
     if (!this.isPlaying) return undefined;
     const playing = this.pending[this.head]!;
     const heard = this.lastAcknowledged?.itemId === playing.itemId ? this.lastAcknowledged.itemBytesEnd : 0;
+    const playedBytes = this.lastAcknowledged?.totalBytesEnd ?? playing.totalBytesEnd - playing.chunkBytes;
     this.pending = [];
     this.head = 0;
     this.lastAcknowledged = undefined;
     this.currentItemId = undefined;
     this.currentItemBytes = 0;
     this.wakeDrainWaiters();
-    return { itemId: playing.itemId, audioEndMs: Math.floor(heard / ULAW_BYTES_PER_MS) };
+    return { itemId: playing.itemId, audioEndMs: Math.floor(heard / ULAW_BYTES_PER_MS), playedBytes };
   }
 
   /** How long the audio sent and not yet acknowledged lasts. */

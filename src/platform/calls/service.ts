@@ -1,4 +1,6 @@
 // Reading the voice call log of a workspace: the calls a `call` server with CALL_WORKSPACE_ID recorded under it.
+import { stat } from "node:fs/promises";
+import { join } from "node:path";
 import { sql } from "kysely";
 import type { Page } from "../../api/pagination.ts";
 import type { Db } from "../../db/index.ts";
@@ -61,4 +63,29 @@ export async function getCall(db: Db, workspaceId: string, callId: string): Prom
     .orderBy("seq")
     .execute();
   return { ...toSummary(row), transcript };
+}
+
+/**
+ * The recording of a call of this workspace, `<call id>.wav` in `recordingsDir` (the directory the call server
+ * writes to); 404 for an unknown call, a call of another workspace, or a call with no recording (yet).
+ */
+export async function findRecording(
+  db: Db,
+  recordingsDir: string,
+  workspaceId: string,
+  callId: string,
+): Promise<{ path: string; bytes: number }> {
+  const call = isId(callId)
+    ? await db
+        .selectFrom("calls")
+        .select("id")
+        .where("id", "=", callId)
+        .where("workspace_id", "=", workspaceId)
+        .executeTakeFirst()
+    : undefined;
+  if (!call) throw notFound("Call");
+  const path = join(recordingsDir, `${call.id}.wav`);
+  const file = await stat(path).catch(() => undefined);
+  if (!file?.isFile()) throw notFound("Recording");
+  return { path, bytes: file.size };
 }
