@@ -42,7 +42,7 @@ export async function callRoutes(
         response: { 200: callSchema },
       },
     },
-    async (request) => getCall(db, request.params.ws_id, request.params.call_id),
+    async (request) => getCall(db, recordingsDir, request.params.ws_id, request.params.call_id),
   );
 
   routes.get(

@@ -21,7 +21,12 @@ const transcriptLineSchema = z
   .meta({ id: "CallTranscriptLine" });
 
 export const callSchema = callSummarySchema
-  .extend({ transcript: z.array(transcriptLineSchema).describe("Both sides of the call, in the order spoken") })
+  .extend({
+    transcript: z.array(transcriptLineSchema).describe("Both sides of the call, in the order spoken"),
+    has_recording: z
+      .boolean()
+      .describe("Whether GET …/calls/{call_id}/recording has the call's audio (a call server with CALL_RECORDING)"),
+  })
   .meta({ id: "Call" });
 
 export const callParams = z.object({ ws_id: z.string(), call_id: z.string() });

@@ -18,6 +18,7 @@ interface CallSummary {
 
 interface Call extends CallSummary {
   transcript: Pick<CallTranscriptsTable, "seq" | "speaker" | "text" | "created_at">[];
+  has_recording: boolean;
 }
 
 const summaries = (db: Db, workspaceId: string) =>
@@ -51,7 +52,7 @@ export async function listCalls(db: Db, workspaceId: string, page: Page): Promis
 }
 
 /** A call of this workspace with its transcript; an unknown id, or a call of another workspace, is a 404. */
-export async function getCall(db: Db, workspaceId: string, callId: string): Promise<Call> {
+export async function getCall(db: Db, recordingsDir: string, workspaceId: string, callId: string): Promise<Call> {
   const row = isId(callId)
     ? await summaries(db, workspaceId).where("calls.id", "=", callId).executeTakeFirst()
     : undefined;
@@ -62,8 +63,14 @@ export async function getCall(db: Db, workspaceId: string, callId: string): Prom
     .where("call_id", "=", callId)
     .orderBy("seq")
     .execute();
-  return { ...toSummary(row), transcript };
+  return { ...toSummary(row), transcript, has_recording: (await recordingFile(recordingsDir, row.id)) !== undefined };
 }
+
+const recordingFile = async (recordingsDir: string, callId: string) => {
+  const path = join(recordingsDir, `${callId}.wav`);
+  const file = await stat(path).catch(() => undefined);
+  return file?.isFile() ? { path, bytes: file.size } : undefined;
+};
 
 /**
  * The recording of a call of this workspace, `<call id>.wav` in `recordingsDir` (the directory the call server
@@ -84,8 +91,7 @@ export async function findRecording(
         .executeTakeFirst()
     : undefined;
   if (!call) throw notFound("Call");
-  const path = join(recordingsDir, `${call.id}.wav`);
-  const file = await stat(path).catch(() => undefined);
-  if (!file?.isFile()) throw notFound("Recording");
-  return { path, bytes: file.size };
+  const recording = await recordingFile(recordingsDir, call.id);
+  if (!recording) throw notFound("Recording");
+  return recording;
 }

@@ -1,7 +1,7 @@
 // The voice call log of the workspace (calls of a call server run with CALL_WORKSPACE_ID) and a call's transcript.
 // Calls are written by another process and raise no workspace events, so the open page asks again every few seconds.
 import { useEffect, useState } from "react";
-import { api } from "../api.ts";
+import { api, getBlob } from "../api.ts";
 import type { Call, CallSummary } from "../api-types.ts";
 import { CopyButton } from "../components/CopyButton.tsx";
 import { Time, withZone } from "../components/Time.tsx";
@@ -113,6 +113,7 @@ function CallTranscript({ workspaceId, callId }: { workspaceId: string; callId: 
             <p className="muted">
               {data.call_sid ?? "No carrier id"} · started <Time iso={data.started_at} /> · {duration(data)}
             </p>
+            {data.has_recording && <CallRecording workspaceId={workspaceId} callId={callId} />}
             {data.transcript.length === 0 ? (
               <p className="empty">Nothing was said on this call.</p>
             ) : (
@@ -129,5 +130,33 @@ function CallTranscript({ workspaceId, callId }: { workspaceId: string; callId: 
         )}
       </Loaded>
     </section>
+  );
+}
+
+/** The call's recording in an audio control; fetched with the session's credential and played from memory. */
+function CallRecording({ workspaceId, callId }: { workspaceId: string; callId: string }) {
+  const [source, setSource] = useState<string>();
+  const [problem, setProblem] = useState<string>();
+  useEffect(() => {
+    let url: string | undefined;
+    let cancelled = false;
+    getBlob(`workspaces/${workspaceId}/calls/${callId}/recording`).then(
+      (blob) => {
+        if (cancelled) return;
+        url = URL.createObjectURL(blob);
+        setSource(url);
+      },
+      (error: unknown) => !cancelled && setProblem(error instanceof Error ? error.message : String(error)),
+    );
+    return () => {
+      cancelled = true;
+      if (url) URL.revokeObjectURL(url);
+    };
+  }, [workspaceId, callId]);
+  if (problem) return <p className="error">The recording could not be loaded: {problem}</p>;
+  if (!source) return <p className="muted">Loading the recording…</p>;
+  return (
+    // biome-ignore lint/a11y/useMediaCaption: a phone call's transcript is shown right below it
+    <audio controls src={source} aria-label="Call recording" className="call-recording" />
   );
 }
