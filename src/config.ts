@@ -274,6 +274,17 @@ const settingsSchema = z.object({
         .transform((id) => id.toLowerCase())
         .optional(),
     ),
+    /** The platform agent that takes the calls (with CALL_WORKSPACE_ID); unset, the model speaks without one. */
+    agentId: fromEnv(
+      "CALL_AGENT_ID",
+      z
+        .string()
+        .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, { message: "must be an agent id" })
+        .transform((id) => id.toLowerCase())
+        .optional(),
+    ),
+    /** After each call, the phone agent files it on the board (an issue "Call from <number>", or a comment). */
+    fileIssues: fromEnv("CALL_ISSUE", flag().default(false)),
   }),
 });
 

@@ -11,7 +11,7 @@ import { HttpError } from "../http/errors.ts";
 import { CallMetrics, METRICS_CONTENT_TYPE } from "../ops/metrics.ts";
 import { checkMetricsCaller } from "../ops/routes.ts";
 import { type BridgeSettings, CallBridge } from "./call-bridge.ts";
-import { STREAM_TOKEN_PARAMETER } from "./stream-token.ts";
+import { CALLER_PARAMETER, STREAM_TOKEN_PARAMETER } from "./stream-token.ts";
 import { WHISPER_PATH, type WhisperLinks, whisperTwiml } from "./transfer.ts";
 import { type FormParams, verifyTwilioSignature } from "./twilio-signature.ts";
 import { parseForm, statusPage, VALID_HOST, webhookDocument } from "./webhook.ts";
@@ -74,10 +74,13 @@ export async function buildCallApp(options: CallAppOptions): Promise<FastifyInst
     }
     const query = new URLSearchParams(request.url.split("?")[1] ?? "");
     const callSid = form.CallSid?.[0] ?? query.get("CallSid") ?? "";
-    const token = options.bridge.tokens.issue(callSid);
-    return reply
-      .type("application/xml; charset=utf-8")
-      .send(webhookDocument(origin.host, token, STREAM_TOKEN_PARAMETER));
+    // A phone agent is told who calls (and files "Call from <number>"): the number rides along, bound to the token.
+    const caller = options.bridge.phoneAgent ? (form.From?.[0] ?? query.get("From") ?? "") : "";
+    const parameters: Record<string, string> = {
+      [STREAM_TOKEN_PARAMETER]: options.bridge.tokens.issue(callSid, Date.now(), caller),
+    };
+    if (caller !== "") parameters[CALLER_PARAMETER] = caller;
+    return reply.type("application/xml; charset=utf-8").send(webhookDocument(origin.host, parameters));
   };
   app.get("/", webhook);
   app.post("/", webhook);

@@ -5,25 +5,31 @@ import type { WebSocket } from "ws";
 import type { TransferTarget } from "../config.ts";
 import type { Db } from "../db/index.ts";
 import type { ToolInvoker } from "../tools/invoker.ts";
+import type { Tool } from "../tools/registry.ts";
 import { CallControl } from "./call-control.ts";
 import { CallRecord } from "./call-record.ts";
 import { CallRecording, recordingPath } from "./call-recording.ts";
 import { CallSession } from "./call-session.ts";
 import { CarrierStream, type StreamStart } from "./carrier-codec.ts";
 import type { CarrierRest } from "./carrier-rest.ts";
-import { FunctionCallRunner } from "./function-calls.ts";
+import { FunctionCallRunner, realtimeDefinition } from "./function-calls.ts";
+import type { PhoneAgent, PhoneAgentCall } from "./phone-agent.ts";
 import { type FunctionCall, ProviderClient } from "./provider-client.ts";
 import type { RealtimeApiVersion, RealtimeToolDefinition } from "./session-config.ts";
-import { STREAM_TOKEN_PARAMETER, type StreamTokens } from "./stream-token.ts";
+import { CALLER_PARAMETER, STREAM_TOKEN_PARAMETER, type StreamTokens } from "./stream-token.ts";
 import type { WhisperLinks } from "./transfer.ts";
 
 export interface BridgeSettings {
   providerUrl: string;
   apiKey: string;
   apiVersion: "auto" | RealtimeApiVersion;
-  /** Definitions sent in the session configuration (registry tools and the built-in functions). */
-  toolDefinitions: RealtimeToolDefinition[];
+  /** The built-in functions offered (end_call, transfer_call), first in the session configuration. */
+  builtInDefinitions: RealtimeToolDefinition[];
+  /** The tools file's tools (or the registry handed to startCallServer), offered on every call. */
+  customTools: Tool[];
   tools: ToolInvoker;
+  /** CALL_AGENT_ID: the platform agent that takes the calls (its instructions, tools and skills). */
+  phoneAgent?: PhoneAgent | undefined;
   db: Db;
   /** The workspace the calls are recorded under (CALL_WORKSPACE_ID); unset, under none. */
   workspaceId?: string | undefined;
@@ -61,6 +67,8 @@ export class CallBridge {
   private recording: CallRecording | undefined;
   private runner: FunctionCallRunner | undefined;
   private control: CallControl | undefined;
+  private agentCall: PhoneAgentCall | undefined;
+  private caller = "";
   private readonly abort = new AbortController();
   private readonly startTimer: NodeJS.Timeout;
   private malformedCount = 0;
@@ -102,7 +110,8 @@ export class CallBridge {
     this.provider?.close();
     this.carrier.close(carrierCloseCode, carrierCloseCode === 1000 ? "call ended" : "call failed");
     if (this.session) this.log.info({ reason }, "call ended");
-    void Promise.all([this.record?.end(), this.writeRecording()]).then(this.resolveFinished);
+    const recorded = this.record?.end().then(() => this.fileCall());
+    void Promise.all([recorded, this.writeRecording()]).then(this.resolveFinished);
   }
 
   private start(start: StreamStart): void {
@@ -113,10 +122,11 @@ export class CallBridge {
     this.started = true;
     clearTimeout(this.startTimer);
     const token = start.customParameters[STREAM_TOKEN_PARAMETER];
-    this.settings.tokens.use(token, start.callSid).then(
+    this.caller = start.customParameters[CALLER_PARAMETER] ?? "";
+    this.settings.tokens.use(token, start.callSid, Date.now(), this.caller).then(
       (valid) => {
         if (this.ended) return; // the carrier went away meanwhile
-        if (valid) return this.begin(start);
+        if (valid) return this.prepare(start);
         this.log.warn("media stream refused: missing, invalid or already used stream token");
         this.end("unauthorized", 1008);
       },
@@ -135,8 +145,23 @@ export class CallBridge {
     } else if (this.started && this.earlyAudio.length < MAX_EARLY_FRAMES) this.earlyAudio.push(payload);
   }
 
+  /** With a phone agent, the agent as it is now is read first (the caller's audio waits, kept, meanwhile). */
+  private async prepare(start: StreamStart): Promise<void> {
+    if (this.settings.phoneAgent) {
+      try {
+        this.agentCall = await this.settings.phoneAgent.forCall();
+      } catch (error) {
+        this.log.error({ err: error }, "the call was refused: the phone agent could not be read");
+        this.end("the phone agent could not be read", 1011);
+        return;
+      }
+      if (this.ended) return;
+    }
+    this.begin(start);
+  }
+
   private begin(start: StreamStart): void {
-    const { settings } = this;
+    const { settings, agentCall } = this;
     this.record = new CallRecord(
       settings.db,
       settings.log,
@@ -159,14 +184,21 @@ export class CallBridge {
       untilPlayed: () => this.session?.waitUntilPlayed(PLAY_GRACE_MS) ?? Promise.resolve(),
       log: this.log,
     });
-    this.runner = new FunctionCallRunner(settings.tools, { signal: this.abort.signal }, this.control.tools);
+    // The agent's tools, then the tools file's; a built-in function's name is never given to another tool.
+    const offered = new Map<string, Tool>();
+    for (const tool of [...(agentCall?.tools ?? []), ...settings.customTools]) {
+      if (!offered.has(tool.name) && !this.control.tools.has(tool.name)) offered.set(tool.name, tool);
+    }
+    const context = { ...agentCall?.context, signal: this.abort.signal };
+    this.runner = new FunctionCallRunner(settings.tools, context, offered, this.control.tools);
     this.log.info("call started");
     this.provider = new ProviderClient(
       {
         url: settings.providerUrl,
         apiKey: settings.apiKey,
         apiVersion: settings.apiVersion,
-        tools: settings.toolDefinitions,
+        tools: [...settings.builtInDefinitions, ...[...offered.values()].map(realtimeDefinition)],
+        instructions: agentCall?.instructions,
         sessionCreatedTimeoutMs: settings.sessionCreatedTimeoutMs,
       },
       {
@@ -225,6 +257,16 @@ export class CallBridge {
     const leaving = this.control?.leaving;
     if (leaving) this.end(leaving);
     else this.provider.createResponse();
+  }
+
+  /** After a phone agent's call: on the board (CALL_ISSUE); a failure is logged, never thrown. */
+  private async fileCall(): Promise<void> {
+    if (!this.agentCall || !this.record) return;
+    try {
+      await this.agentCall.fileCall(this.record.lines, this.caller);
+    } catch (error) {
+      this.log.error({ err: error }, "could not file the call on the board");
+    }
   }
 
   /** Once the call is over, off the audio path; a recording that cannot be written is logged, never thrown. */

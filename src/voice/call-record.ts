@@ -6,8 +6,15 @@ import { newId, now } from "../db/values.ts";
 
 type Speaker = "caller" | "assistant";
 
+export interface TranscriptLine {
+  speaker: Speaker;
+  text: string;
+}
+
 export class CallRecord {
   readonly callId = newId();
+  /** Both sides of the conversation so far, in order (what is also written to `call_transcripts`). */
+  readonly lines: TranscriptLine[] = [];
   private seq = 0;
   private writes: Promise<void>;
 
@@ -34,6 +41,7 @@ export class CallRecord {
   }
 
   addTranscript(speaker: Speaker, text: string): void {
+    this.lines.push({ speaker, text });
     const seq = ++this.seq;
     const createdAt = now();
     this.writes = this.writes.then(() =>

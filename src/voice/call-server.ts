@@ -1,6 +1,7 @@
 // startCallServer: the voice-call server from code (the `call` command uses it too).
 import type { FastifyBaseLogger, FastifyServerOptions } from "fastify";
 import { type Config, DEV_JWT_SECRET, loadConfig } from "../config.ts";
+import { buildCore } from "../core.ts";
 import { type Db, openDatabase } from "../db/index.ts";
 import { migrateToLatest } from "../db/migrate.ts";
 import { type CustomTools, loadCustomTools } from "../tools/custom.ts";
@@ -9,7 +10,7 @@ import { staticSource, ToolRegistry } from "../tools/registry.ts";
 import { buildCallApp } from "./app.ts";
 import { endCallDefinition, transferCallDefinition } from "./call-control.ts";
 import { CarrierRest } from "./carrier-rest.ts";
-import { realtimeDefinition } from "./function-calls.ts";
+import { PhoneAgent } from "./phone-agent.ts";
 import { StreamTokens } from "./stream-token.ts";
 import { WhisperLinks } from "./transfer.ts";
 import { openTunnel, type Tunnel } from "./tunnel.ts";
@@ -71,6 +72,12 @@ export async function startCallServer(options: CallServerOptions): Promise<CallS
       "CALL_TRANSFER_TO needs TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN: transfers go through the carrier's REST API.",
     );
   }
+  if (voice.agentId && !voice.workspaceId) {
+    throw new CallServerError("CALL_AGENT_ID needs CALL_WORKSPACE_ID: the workspace the agent belongs to.");
+  }
+  if (voice.fileIssues && !voice.agentId) {
+    throw new CallServerError("CALL_ISSUE needs CALL_AGENT_ID: the phone agent files each call on the board.");
+  }
   if (options.usePublic && !voice.tunnelAuthToken) {
     throw new CallServerError("Public mode needs TUNNEL_AUTH_TOKEN (an ngrok authtoken) to open the tunnel.");
   }
@@ -82,14 +89,10 @@ export async function startCallServer(options: CallServerOptions): Promise<CallS
     custom = await loadCustomTools({ cwd: options.cwd, path: options.toolsPath });
     registry = new ToolRegistry().addSource(staticSource(custom.tools));
   }
-  const customTools = await registry.list();
   const builtIns = [endCallDefinition];
   if (voice.transferTargets.length > 0) builtIns.push(transferCallDefinition(voice.transferTargets));
   const builtInNames = new Set(builtIns.map((definition) => definition.name));
-  const toolDefinitions = [
-    ...builtIns,
-    ...customTools.filter((tool) => !builtInNames.has(tool.name)).map(realtimeDefinition),
-  ];
+  const customTools = (await registry.list()).filter((tool) => !builtInNames.has(tool.name));
 
   let database: ReturnType<typeof openDatabase>;
   try {
@@ -98,6 +101,20 @@ export async function startCallServer(options: CallServerOptions): Promise<CallS
     await custom?.close();
     throw error;
   }
+  // A phone agent needs what every run of an agent has: the platform and agent tools, the runtime (its skills).
+  const core = voice.agentId ? buildCore(config, database.db, registry) : undefined;
+  const tools = core?.tools ?? new ToolInvoker(registry, { timeoutMs: config.toolTimeoutMs });
+  const phoneAgent =
+    core && voice.agentId && voice.workspaceId
+      ? new PhoneAgent({
+          runtime: core.runtime,
+          tools,
+          db: database.db,
+          workspaceId: voice.workspaceId,
+          agentId: voice.agentId,
+          fileCalls: voice.fileIssues,
+        })
+      : undefined;
   let tunnel: Tunnel | undefined;
   const sharedSecret = config.jwtSecret === DEV_JWT_SECRET ? undefined : config.jwtSecret;
   const app = await buildCallApp({
@@ -105,8 +122,10 @@ export async function startCallServer(options: CallServerOptions): Promise<CallS
       providerUrl: voice.realtimeUrl,
       apiKey: voice.vendorApiKey,
       apiVersion: voice.realtimeDialect,
-      toolDefinitions,
-      tools: new ToolInvoker(registry, { timeoutMs: config.toolTimeoutMs }),
+      builtInDefinitions: builtIns,
+      customTools,
+      tools,
+      phoneAgent,
       db: database.db,
       workspaceId: voice.workspaceId,
       carrier: carrierRestOf(voice),
@@ -124,13 +143,14 @@ export async function startCallServer(options: CallServerOptions): Promise<CallS
   });
   app.addHook("onClose", async () => {
     await tunnel?.close().catch(() => {});
+    await core?.status.close();
     await custom?.close();
     await database.close();
   });
 
   try {
     await migrateToLatest(database.db);
-    if (voice.workspaceId !== undefined) await checkCallWorkspace(database.db, voice.workspaceId);
+    if (voice.workspaceId !== undefined) await checkCallWorkspace(database.db, voice.workspaceId, voice.agentId);
     const host = options.host ?? config.host;
     // Fastify's own "Server listening" line is held back: the caller reports the URL it gets back, once.
     const level = app.log.level;
@@ -153,7 +173,7 @@ export async function startCallServer(options: CallServerOptions): Promise<CallS
       url: `http://${urlHost}:${port}`,
       publicUrl: tunnel?.url,
       toolsFile: custom?.file,
-      toolNames: toolDefinitions.map((definition) => definition.name),
+      toolNames: [...builtIns.map((definition) => definition.name), ...customTools.map((tool) => tool.name)],
       log: app.log,
       close: () => app.close(),
     };
@@ -163,9 +183,17 @@ export async function startCallServer(options: CallServerOptions): Promise<CallS
   }
 }
 
-async function checkCallWorkspace(db: Db, workspaceId: string): Promise<void> {
+async function checkCallWorkspace(db: Db, workspaceId: string, agentId: string | undefined): Promise<void> {
   const workspace = await db.selectFrom("workspaces").select("id").where("id", "=", workspaceId).executeTakeFirst();
   if (!workspace) throw new CallServerError(`CALL_WORKSPACE_ID names no workspace in this database: ${workspaceId}`);
+  if (agentId === undefined) return;
+  const agent = await db
+    .selectFrom("agents")
+    .select("id")
+    .where("id", "=", agentId)
+    .where("workspace_id", "=", workspaceId)
+    .executeTakeFirst();
+  if (!agent) throw new CallServerError(`CALL_AGENT_ID names no agent of workspace ${workspaceId}: ${agentId}`);
 }
 
 /** The carrier's REST API when its credentials are set; without them call control falls back to the media stream. */

@@ -21,6 +21,8 @@ export class FunctionCallRunner {
   constructor(
     private readonly tools: ToolInvoker,
     private readonly context: ToolContext,
+    /** The tools offered to the model, by name: only these run (a name the model made up is unknown). */
+    private readonly offered: ReadonlyMap<string, Tool>,
     /** Built-in functions: run only once their response is done, so all of its audio has been sent to the caller. */
     private readonly builtIns: ReadonlyMap<string, Tool> = new Map(),
   ) {}
@@ -45,8 +47,10 @@ export class FunctionCallRunner {
 
   private async run(call: FunctionCall): Promise<FunctionOutput> {
     const reply = (value: unknown) => ({ callId: call.callId, output: JSON.stringify(value ?? null) });
+    const tool = this.builtIns.get(call.name) ?? this.offered.get(call.name);
+    if (!tool) return reply({ error: `Unknown tool: ${call.name}` });
     try {
-      const outcome = await this.tools.invoke(call.name, call.arguments, this.context, this.builtIns.get(call.name));
+      const outcome = await this.tools.invoke(call.name, call.arguments, this.context, tool);
       return outcome.ok ? reply(outcome.value) : reply({ error: outcome.error });
     } catch (error) {
       return reply({ error: error instanceof Error ? error.message : String(error) });

@@ -36,6 +36,8 @@ interface ProviderOptions {
   apiKey: string;
   apiVersion: "auto" | RealtimeApiVersion;
   tools: RealtimeToolDefinition[];
+  /** The session's instructions (a phone agent's); unset, the provider's defaults. */
+  instructions?: string | undefined;
   /** How long to wait for `session.created` when the apiVersion is detected from it. */
   sessionCreatedTimeoutMs?: number;
 }
@@ -139,7 +141,7 @@ export class ProviderClient {
   private configure(apiVersion: RealtimeApiVersion): void {
     clearTimeout(this.sessionTimer);
     this.apiVersion = apiVersion;
-    this.sendJson(sessionUpdate(apiVersion, this.options.tools));
+    this.sendJson(sessionUpdate(apiVersion, this.options.tools, this.options.instructions));
     this.sendJson(transcriptionUpdate(apiVersion));
     const pending = this.pendingAudio;
     this.pendingAudio = [];

@@ -7,6 +7,8 @@ import type { Db } from "../db/index.ts";
 import { now, timestampAt } from "../db/values.ts";
 
 export const STREAM_TOKEN_PARAMETER = "token";
+/** The caller's number (the webhook's From), passed to the stream when a phone agent takes the calls. */
+export const CALLER_PARAMETER = "from";
 const LIFETIME_MS = 5 * 60_000;
 const TOKEN_SHAPE = /^(\d{1,15})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/;
 
@@ -27,21 +29,22 @@ export class StreamTokens {
         : Buffer.from(hkdfSync("sha256", secret, "agent-platform", "voice media-stream tokens", 32));
   }
 
-  issue(callSid: string, nowMs = Date.now()): string {
+  /** `caller` (the webhook's From), when the stream carries it too, is bound to the token so it cannot be changed. */
+  issue(callSid: string, nowMs = Date.now(), caller = ""): string {
     const expiresAt = nowMs + LIFETIME_MS;
     const tokenId = randomBytes(16).toString("base64url");
-    return `${expiresAt}.${tokenId}.${this.mac(callSid, expiresAt, tokenId).toString("base64url")}`;
+    return `${expiresAt}.${tokenId}.${this.mac(callSid, expiresAt, tokenId, caller).toString("base64url")}`;
   }
 
   /** True once for a genuine, unexpired token of this call; every later use (by any process) is refused. */
-  async use(token: string | undefined, callSid: string, nowMs = Date.now()): Promise<boolean> {
+  async use(token: string | undefined, callSid: string, nowMs = Date.now(), caller = ""): Promise<boolean> {
     const match = TOKEN_SHAPE.exec(token ?? "");
     if (!match) return false;
     const expiresAt = Number(match[1]);
     const tokenId = match[2]!;
     if (expiresAt < nowMs) return false;
     const given = Buffer.from(match[3]!, "base64url");
-    const expected = this.mac(callSid, expiresAt, tokenId);
+    const expected = this.mac(callSid, expiresAt, tokenId, caller);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return false;
 
     await this.db.deleteFrom("used_stream_tokens").where("expires_at", "<", now()).execute();
@@ -53,7 +56,8 @@ export class StreamTokens {
     return inserted.numInsertedOrUpdatedRows === 1n;
   }
 
-  private mac(callSid: string, expiresAt: number, tokenId: string): Buffer {
-    return createHmac("sha256", this.key).update(`${callSid}\n${expiresAt}\n${tokenId}`).digest();
+  private mac(callSid: string, expiresAt: number, tokenId: string, caller: string): Buffer {
+    const bound = caller === "" ? "" : `\n${caller}`;
+    return createHmac("sha256", this.key).update(`${callSid}\n${expiresAt}\n${tokenId}${bound}`).digest();
   }
 }
