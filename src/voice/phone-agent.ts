@@ -6,11 +6,15 @@
 
 import { findAgent } from "../agents/agent-store.ts";
 import type { AgentRuntime } from "../agents/runtime.ts";
-import { PLATFORM_TOOL_NAMES } from "../platform/tools.ts";
 import type { ToolInvoker } from "../tools/invoker.ts";
 import type { Tool, ToolContext } from "../tools/registry.ts";
 import type { TranscriptLine } from "./call-record.ts";
 
+/**
+ * The platform tools a phone agent has, found in the registry and run as the agent: enough to put what a caller asks
+ * for on the board (a realtime model chooses better among few tools).
+ */
+const CALL_PLATFORM_TOOLS = ["list_issues", "get_issue", "create_issue", "update_issue", "add_comment"];
 /** The issues API's limit on a description or a comment. */
 const MAX_TEXT_CHARS = 100_000;
 
@@ -47,7 +51,7 @@ export class PhoneAgent {
       throw new Error(`CALL_AGENT_ID names no agent of workspace ${workspaceId}: ${agentId}`);
     }
     const context = { workspaceId, agentId };
-    const found = await Promise.all(PLATFORM_TOOL_NAMES.map((name) => tools.find(name, context)));
+    const found = await Promise.all(CALL_PLATFORM_TOOLS.map((name) => tools.find(name, context)));
     const platformTools = found.filter((tool): tool is Tool => tool !== undefined);
     const setup = await runtime.setupOf(runtime.agentSpec(agent), context, platformTools);
     const trail = new IssueTrail();

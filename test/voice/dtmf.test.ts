@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { testDialects } from "../helpers/databases.ts";
 import { eventually } from "../helpers/eventually.ts";
 import { CarrierCall } from "./doubles/carrier.ts";
-import { type Harness, settle, startHarness } from "./harness.ts";
+import { type Harness, settle, settleFromProvider, startHarness } from "./harness.ts";
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -50,7 +50,7 @@ describe("key presses (DTMF)", () => {
         content_index: 0,
         transcript: "I want to talk about my order.",
       });
-      await settle(call, provider);
+      await settleFromProvider(call, provider);
       call.pressKey("1");
       await provider.waitForType("response.create");
       const lines = await eventually(async () => {
