@@ -75,7 +75,7 @@ export class CallControl {
     if (options.carrier && options.transferTargets.length > 0) {
       this.tools.set(TRANSFER_CALL, {
         name: TRANSFER_CALL,
-        description: TRANSFER_CALL,
+        description: transferCallDefinition(options.transferTargets).description,
         inputSchema: transferCallInput,
         run: (args, context) => this.transferCall(String(args.to), text(args.summary), context),
       });
