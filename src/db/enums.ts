@@ -43,6 +43,22 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 export const CALL_SPEAKERS = ["caller", "assistant"] as const;
 export type CallSpeaker = (typeof CALL_SPEAKERS)[number];
 
+export const CALL_DIRECTIONS = ["inbound", "outbound"] as const;
+export type CallDirection = (typeof CALL_DIRECTIONS)[number];
+
+/** The carrier's call statuses (Twilio's CallStatus). */
+export const CALL_STATUSES = [
+  "queued",
+  "ringing",
+  "in-progress",
+  "completed",
+  "busy",
+  "no-answer",
+  "failed",
+  "canceled",
+] as const;
+export type CallStatus = (typeof CALL_STATUSES)[number];
+
 /** The roles of a stored chat message (agent threads). */
 const MESSAGE_ROLES = ["user", "assistant", "tool"] as const;
 export type MessageRole = (typeof MESSAGE_ROLES)[number];

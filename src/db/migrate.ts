@@ -17,6 +17,7 @@ import * as autopilots from "./migrations/0015_autopilots.ts";
 import * as skills from "./migrations/0016_skills.ts";
 import * as usageBudgets from "./migrations/0017_usage_budgets.ts";
 import * as budgetAlerts from "./migrations/0018_budget_alerts.ts";
+import * as outboundCalls from "./migrations/0021_outbound_calls.ts";
 
 // Listed here rather than read from disk so migrations work the same under tsx, a bundle or a test runner.
 // Migrations never change once landed: add a new numbered file instead.
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   "0016_skills": skills,
   "0017_usage_budgets": usageBudgets,
   "0018_budget_alerts": budgetAlerts,
+  "0021_outbound_calls": outboundCalls,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
