@@ -285,6 +285,13 @@ const settingsSchema = z.object({
     ),
     /** After each call, the phone agent files it on the board (an issue "Call from <number>", or a comment). */
     fileIssues: fromEnv("CALL_ISSUE", flag().default(false)),
+    /** The number outbound calls come from when POST /calls names none. */
+    fromNumber: fromEnv(
+      "CALL_FROM_NUMBER",
+      z.string().regex(E164, { message: "must be an E.164 number such as +4930123456" }).optional(),
+    ),
+    /** Outbound calls this call server places per minute at most; beyond, POST /calls answers 429. */
+    maxOutboundPerMinute: fromEnv("CALL_MAX_OUTBOUND_PER_MINUTE", wholeNumber(1, 10_000, 10)),
   }),
 });
 

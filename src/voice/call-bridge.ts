@@ -16,7 +16,13 @@ import { FunctionCallRunner, realtimeDefinition } from "./function-calls.ts";
 import type { PhoneAgent, PhoneAgentCall } from "./phone-agent.ts";
 import { type FunctionCall, ProviderClient } from "./provider-client.ts";
 import type { RealtimeApiVersion, RealtimeToolDefinition } from "./session-config.ts";
-import { CALLER_PARAMETER, STREAM_TOKEN_PARAMETER, type StreamTokens } from "./stream-token.ts";
+import {
+  boundParameters,
+  CALLER_PARAMETER,
+  OUTBOUND_CALL_PARAMETER,
+  STREAM_TOKEN_PARAMETER,
+  type StreamTokens,
+} from "./stream-token.ts";
 import type { WhisperLinks } from "./transfer.ts";
 
 export interface BridgeSettings {
@@ -56,6 +62,12 @@ const MALFORMED_LOG_LIMIT = 5;
 /** Caller audio kept while the stream token is checked (20 ms frames: 10 s). */
 const MAX_EARLY_FRAMES = 500;
 
+interface OutboundCall {
+  id: string;
+  instructions: string | null;
+  greeting: string | null;
+}
+
 export class CallBridge {
   readonly finished: Promise<void>;
   private resolveFinished!: () => void;
@@ -68,7 +80,12 @@ export class CallBridge {
   private runner: FunctionCallRunner | undefined;
   private control: CallControl | undefined;
   private agentCall: PhoneAgentCall | undefined;
+  /** What an outbound call was placed with (POST /calls), read when its stream starts. */
+  private outbound: OutboundCall | undefined;
+  /** An answering machine took the outbound call: the next finished response is the voicemail message. */
+  private leavingVoicemail = false;
   private caller = "";
+  private startCallSid = "";
   private readonly abort = new AbortController();
   private readonly startTimer: NodeJS.Timeout;
   private malformedCount = 0;
@@ -100,6 +117,26 @@ export class CallBridge {
     }, settings.startTimeoutMs ?? 10_000);
   }
 
+  /** The call's id (its row in `calls`), once its stream has been accepted. */
+  get callId(): string | undefined {
+    return this.record?.callId;
+  }
+
+  /**
+   * The outbound call reached an answering machine: whatever the model is saying is cut, it leaves the message, and
+   * once that has played the call ends.
+   */
+  leaveVoicemail(message: string): void {
+    if (!this.provider || this.ended || this.leavingVoicemail) return;
+    this.leavingVoicemail = true;
+    this.log.info("an answering machine took the call: leaving the voicemail message");
+    this.bargeIn();
+    this.provider.cancelResponse();
+    this.provider.createResponse(
+      `An answering machine took the call. Leave this message, word for word, then stop: ${JSON.stringify(message)}`,
+    );
+  }
+
   /** Hangs up from our side (server shutdown, end_call); safe to call more than once. */
   end(reason: string, carrierCloseCode = 1000): void {
     if (this.ended) return;
@@ -123,7 +160,8 @@ export class CallBridge {
     clearTimeout(this.startTimer);
     const token = start.customParameters[STREAM_TOKEN_PARAMETER];
     this.caller = start.customParameters[CALLER_PARAMETER] ?? "";
-    this.settings.tokens.use(token, start.callSid, Date.now(), this.caller).then(
+    this.startCallSid = start.callSid;
+    this.settings.tokens.use(token, start.callSid, Date.now(), boundParameters(start.customParameters)).then(
       (valid) => {
         if (this.ended) return; // the carrier went away meanwhile
         if (valid) return this.prepare(start);
@@ -145,8 +183,29 @@ export class CallBridge {
     } else if (this.started && this.earlyAudio.length < MAX_EARLY_FRAMES) this.earlyAudio.push(payload);
   }
 
-  /** With a phone agent, the agent as it is now is read first (the caller's audio waits, kept, meanwhile). */
+  /**
+   * An outbound call's settings, and with a phone agent the agent as it is now, are read first (the caller's audio
+   * waits, kept, meanwhile).
+   */
   private async prepare(start: StreamStart): Promise<void> {
+    const outboundId = start.customParameters[OUTBOUND_CALL_PARAMETER];
+    if (outboundId !== undefined) {
+      const row = await this.settings.db
+        .selectFrom("calls")
+        .select(["id", "instructions", "greeting"])
+        .where("id", "=", outboundId)
+        .where("direction", "=", "outbound")
+        .executeTakeFirst()
+        .catch((error: unknown) => {
+          this.log.error({ err: error }, "could not read the outbound call");
+          return undefined;
+        });
+      if (!row) {
+        this.end("the outbound call could not be read", 1011);
+        return;
+      }
+      this.outbound = row;
+    }
     if (this.settings.phoneAgent) {
       try {
         this.agentCall = await this.settings.phoneAgent.forCall();
@@ -168,6 +227,7 @@ export class CallBridge {
       start.callSid,
       start.streamSid,
       settings.workspaceId ?? null,
+      this.outbound?.id,
     );
     this.log = settings.log.child({ callId: this.record.callId, callSid: start.callSid, streamSid: start.streamSid });
     this.session = new CallSession();
@@ -198,7 +258,7 @@ export class CallBridge {
         apiKey: settings.apiKey,
         apiVersion: settings.apiVersion,
         tools: [...settings.builtInDefinitions, ...[...offered.values()].map(realtimeDefinition)],
-        instructions: agentCall?.instructions,
+        instructions: this.outbound?.instructions ?? agentCall?.instructions,
         sessionCreatedTimeoutMs: settings.sessionCreatedTimeoutMs,
       },
       {
@@ -208,7 +268,10 @@ export class CallBridge {
         callerTranscript: (text) => this.record?.addTranscript("caller", text),
         assistantTranscript: (text) => this.record?.addTranscript("assistant", text),
         functionCallDone: (call) => this.runner?.start(call),
-        responseDone: (calls) => void this.answerFunctionCalls(calls),
+        responseDone: (calls, status) => {
+          if (this.leavingVoicemail && status !== "cancelled") void this.hangUpAfterVoicemail();
+          else void this.answerFunctionCalls(calls);
+        },
         providerError: (message) => this.log.warn({ providerMessage: message }, "realtime provider reported an error"),
         closed: (reason) => {
           this.log.error(`realtime provider ${reason}`);
@@ -218,6 +281,13 @@ export class CallBridge {
     );
     if (settings.recordingsDir) {
       this.recording = new CallRecording(recordingPath(settings.recordingsDir, this.record.callId));
+    }
+    // On a call we placed, the model speaks first: the greeting asked for, else whatever it would say.
+    if (this.outbound) {
+      const { greeting } = this.outbound;
+      this.provider.createResponse(
+        greeting ? `Greet the person you called by saying, word for word: ${JSON.stringify(greeting)}` : undefined,
+      );
     }
     for (const payload of this.earlyAudio) this.media(payload);
     this.earlyAudio = [];
@@ -257,6 +327,18 @@ export class CallBridge {
     const leaving = this.control?.leaving;
     if (leaving) this.end(leaving);
     else this.provider.createResponse();
+  }
+
+  private async hangUpAfterVoicemail(): Promise<void> {
+    await this.session?.waitUntilPlayed(PLAY_GRACE_MS);
+    if (this.ended) return;
+    const callSid = this.record ? this.startCallSid : "";
+    if (this.settings.carrier && callSid) {
+      await this.settings.carrier.hangUp(callSid).catch((error: unknown) => {
+        this.log.warn({ err: error }, "the carrier did not end the call after the voicemail");
+      });
+    }
+    this.end("the voicemail message was left");
   }
 
   /** After a phone agent's call: on the board (CALL_ISSUE); a failure is logged, never thrown. */

@@ -1,5 +1,7 @@
 // startCallServer: the voice-call server from code (the `call` command uses it too).
 import type { FastifyBaseLogger, FastifyServerOptions } from "fastify";
+import { Authenticator } from "../auth/authenticator.ts";
+import { TokenService } from "../auth/tokens.ts";
 import { type Config, DEV_JWT_SECRET, loadConfig } from "../config.ts";
 import { buildCore } from "../core.ts";
 import { type Db, openDatabase } from "../db/index.ts";
@@ -140,6 +142,12 @@ export async function startCallServer(options: CallServerOptions): Promise<CallS
     publicOrigin: () => tunnel?.url ?? voice.publicUrl,
     logger: options.logger ?? { level: config.logLevel },
     metricsToken: config.operations.metricsToken,
+    outbound: {
+      authenticator:
+        core?.authenticator ?? new Authenticator(database.db, new TokenService(config.jwtSecret, config.jwtTtlSeconds)),
+      fromNumber: voice.fromNumber,
+      maxPerMinute: voice.maxOutboundPerMinute,
+    },
   });
   app.addHook("onClose", async () => {
     await tunnel?.close().catch(() => {});

@@ -24,7 +24,8 @@ interface ProviderEvents {
   callerTranscript(text: string): void;
   assistantTranscript(text: string): void;
   functionCallDone(call: FunctionCall): void;
-  responseDone(calls: FunctionCall[]): void;
+  /** `status`: the response's (completed, cancelled, …). */
+  responseDone(calls: FunctionCall[], status: string): void;
   /** An `error` event: the provider reports a problem but keeps the session. */
   providerError(message: string): void;
   /** The connection failed or the provider closed it (never called after our own close()). */
@@ -110,8 +111,18 @@ export class ProviderClient {
     });
   }
 
-  createResponse(): void {
-    this.sendControl({ type: "response.create" });
+  /** Asks the model to speak; `instructions` apply to this response only (a greeting, a voicemail message). */
+  createResponse(instructions?: string): void {
+    this.sendControl(
+      instructions === undefined
+        ? { type: "response.create" }
+        : { type: "response.create", response: { instructions } },
+    );
+  }
+
+  /** Stops the response being generated, if any (a provider with none reports an error, which is only logged). */
+  cancelResponse(): void {
+    this.sendControl({ type: "response.cancel" });
   }
 
   /** Sent once the session is configured, so nothing reaches the model ahead of its instructions and tools. */
@@ -198,7 +209,7 @@ export class ProviderClient {
         const response = (message.response ?? {}) as Record<string, unknown>;
         const output = Array.isArray(response.output) ? response.output : [];
         const calls = output.map(functionCallOf).filter((call): call is FunctionCall => call !== undefined);
-        this.events.responseDone(calls);
+        this.events.responseDone(calls, text(response.status));
         return;
       }
       case "error": {
