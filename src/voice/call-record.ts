@@ -16,6 +16,7 @@ export class CallRecord {
   /** Both sides of the conversation so far, in order (what is also written to `call_transcripts`). */
   readonly lines: TranscriptLine[] = [];
   private seq = 0;
+  private readonly startedMs: number;
   private writes: Promise<void>;
 
   constructor(
@@ -28,6 +29,8 @@ export class CallRecord {
     private readonly outboundCallId?: string,
   ) {
     this.callId = outboundCallId ?? newId();
+    const startedAt = now();
+    this.startedMs = Date.now();
     this.writes = this.write("start the call record", () =>
       outboundCallId
         ? this.db.updateTable("calls").set({ stream_sid: streamSid }).where("id", "=", outboundCallId).execute()
@@ -38,7 +41,7 @@ export class CallRecord {
               workspace_id: workspaceId,
               call_sid: callSid || null,
               stream_sid: streamSid,
-              started_at: now(),
+              started_at: startedAt,
               ended_at: null,
               direction: "inbound",
               status: "in-progress",
@@ -76,7 +79,11 @@ export class CallRecord {
               .execute()
           : this.db
               .updateTable("calls")
-              .set({ ended_at: endedAt, status: "completed" })
+              .set({
+                ended_at: endedAt,
+                status: "completed",
+                duration_s: Math.round((Date.now() - this.startedMs) / 1000),
+              })
               .where("id", "=", this.callId)
               .execute(),
       ),

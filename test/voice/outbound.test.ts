@@ -155,6 +155,14 @@ describe.each(testDialects)("outbound calls (%s)", (dialect) => {
       duration_s: 42,
       ended_at: expect.any(String),
     });
+    // The workspace's call log shows the same.
+    const logged = await f.t.api.get(`workspaces/${f.ws}/calls/${placed.body.id}`, { token: f.member.token });
+    expect(logged.body).toMatchObject({
+      direction: "outbound",
+      status: "completed",
+      duration_s: 42,
+      answered_by: null,
+    });
     expect((await carrierPost(`${harness!.server.url}/calls/${unknownId()}/status`, {}, TEST_AUTH_TOKEN)).status).toBe(
       404,
     );

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { sql } from "kysely";
 import type { Page } from "../../api/pagination.ts";
 import type { Db } from "../../db/index.ts";
+import type { CallDirection, CallStatus } from "../../db/enums.ts";
 import type { CallTranscriptsTable } from "../../db/schema.ts";
 import { isId } from "../../db/values.ts";
 import { notFound } from "../../http/errors.ts";
@@ -13,6 +14,10 @@ interface CallSummary {
   call_sid: string | null;
   started_at: string;
   ended_at: string | null;
+  direction: CallDirection;
+  status: CallStatus;
+  answered_by: string | null;
+  duration_s: number | null;
   transcript_count: number;
 }
 
@@ -24,7 +29,16 @@ interface Call extends CallSummary {
 const summaries = (db: Db, workspaceId: string) =>
   db
     .selectFrom("calls")
-    .select(["calls.id", "calls.call_sid", "calls.started_at", "calls.ended_at"])
+    .select([
+      "calls.id",
+      "calls.call_sid",
+      "calls.started_at",
+      "calls.ended_at",
+      "calls.direction",
+      "calls.status",
+      "calls.answered_by",
+      "calls.duration_s",
+    ])
     .select((eb) =>
       eb
         .selectFrom("call_transcripts")
@@ -34,9 +48,16 @@ const summaries = (db: Db, workspaceId: string) =>
     )
     .where("calls.workspace_id", "=", workspaceId);
 
-// PostgreSQL's count(*) is a bigint, which its driver hands over as a string.
-const toSummary = (row: Omit<CallSummary, "transcript_count"> & { transcript_count: unknown }): CallSummary => ({
+type SummaryRow = Omit<CallSummary, "transcript_count" | "status"> & {
+  status: CallStatus | null;
+  transcript_count: unknown;
+};
+
+// PostgreSQL's count(*) is a bigint, which its driver hands over as a string. Calls recorded before statuses were
+// kept have none: theirs follows from whether they ended.
+const toSummary = (row: SummaryRow): CallSummary => ({
   ...row,
+  status: row.status ?? (row.ended_at ? "completed" : "in-progress"),
   transcript_count: Number(row.transcript_count ?? 0),
 });
 

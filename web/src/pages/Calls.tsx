@@ -22,10 +22,18 @@ function useRefresh(reload: () => void, active = true): void {
 }
 
 function duration(call: CallSummary): string {
-  if (!call.ended_at) return "in progress";
+  if (!call.ended_at) return call.status === "queued" || call.status === "ringing" ? call.status : "in progress";
   const ms = Date.parse(withZone(call.ended_at)) - Date.parse(withZone(call.started_at));
-  const seconds = Math.max(0, Math.round(ms / 1000));
+  const seconds = call.duration_s ?? Math.max(0, Math.round(ms / 1000));
   return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+}
+
+/** How a call ended when that is not simply "completed": busy, no answer, an answering machine… */
+function outcome(call: CallSummary): string {
+  const notes: string[] = [];
+  if (call.ended_at && call.status !== "completed" && call.status !== "in-progress") notes.push(call.status);
+  if (call.answered_by?.startsWith("machine")) notes.push("answering machine");
+  return notes.map((note) => `${note} · `).join("");
 }
 
 export function Calls({ callId }: { callId?: string }) {
@@ -67,7 +75,8 @@ export function Calls({ callId }: { callId?: string }) {
                         {call.call_sid ? `Call ${call.call_sid}` : "Call"}
                       </Link>{" "}
                       <span className="muted">
-                        <Time iso={call.started_at} /> · {duration(call)} · {call.transcript_count} line
+                        {call.direction} · <Time iso={call.started_at} /> · {outcome(call)}
+                        {duration(call)} · {call.transcript_count} line
                         {call.transcript_count === 1 ? "" : "s"}
                       </span>
                     </li>
@@ -111,7 +120,9 @@ function CallTranscript({ workspaceId, callId }: { workspaceId: string; callId: 
         {(data) => (
           <>
             <p className="muted">
-              {data.call_sid ?? "No carrier id"} · started <Time iso={data.started_at} /> · {duration(data)}
+              {data.call_sid ?? "No carrier id"} · {data.direction} · started <Time iso={data.started_at} /> ·{" "}
+              {outcome(data)}
+              {duration(data)}
             </p>
             {data.has_recording && <CallRecording workspaceId={workspaceId} callId={callId} />}
             {data.transcript.length === 0 ? (
