@@ -332,7 +332,7 @@ export class CallBridge {
   private async hangUpAfterVoicemail(): Promise<void> {
     await this.session?.waitUntilPlayed(PLAY_GRACE_MS);
     if (this.ended) return;
-    const callSid = this.record ? this.startCallSid : "";
+    const callSid = this.startCallSid;
     if (this.settings.carrier && callSid) {
       await this.settings.carrier.hangUp(callSid).catch((error: unknown) => {
         this.log.warn({ err: error }, "the carrier did not end the call after the voicemail");
@@ -345,7 +345,7 @@ export class CallBridge {
   private async fileCall(): Promise<void> {
     if (!this.agentCall || !this.record) return;
     try {
-      await this.agentCall.fileCall(this.record.lines, this.caller);
+      await this.agentCall.fileCall(this.record.lines, this.caller, this.outbound !== undefined);
     } catch (error) {
       this.log.error({ err: error }, "could not file the call on the board");
     }

@@ -36,8 +36,11 @@ export interface PhoneAgentCall {
   tools: Tool[];
   /** Tools run inside the agent's workspace, as the agent. */
   context: Pick<ToolContext, "workspaceId" | "agentId">;
-  /** Once the call is over: files it on the board (when CALL_ISSUE is on). */
-  fileCall(transcript: TranscriptLine[], caller: string): Promise<void>;
+  /**
+   * Once the call is over: files it on the board (when CALL_ISSUE is on). `number` is the other party's: the
+   * caller's, or on a call we placed (`outbound`) the number called.
+   */
+  fileCall(transcript: TranscriptLine[], number: string, outbound?: boolean): Promise<void>;
 }
 
 export class PhoneAgent {
@@ -59,19 +62,23 @@ export class PhoneAgent {
       instructions: setup.system,
       tools: setup.tools.map((tool) => trail.watch(tool)),
       context,
-      fileCall: (transcript, caller) => this.fileCall(transcript, caller, trail.lastIssueId),
+      fileCall: (transcript, number, outbound = false) =>
+        this.fileCall(
+          transcript,
+          `Call ${outbound ? "to" : "from"} ${number || "an unknown number"}`,
+          trail.lastIssueId,
+        ),
     };
   }
 
-  private async fileCall(transcript: TranscriptLine[], caller: string, issueId: string | undefined): Promise<void> {
+  private async fileCall(transcript: TranscriptLine[], title: string, issueId: string | undefined): Promise<void> {
     if (!this.options.fileCalls) return;
     const { workspaceId, agentId } = this.options;
     const context = { workspaceId, agentId };
-    const from = caller || "an unknown number";
     const text = transcriptText(transcript);
     const [tool, args] = issueId
-      ? ["add_comment", { issue_id: issueId, content: `Call from ${from}:\n\n${text}`.slice(0, MAX_TEXT_CHARS) }]
-      : ["create_issue", { title: `Call from ${from}`, description: text.slice(0, MAX_TEXT_CHARS) }];
+      ? ["add_comment", { issue_id: issueId, content: `${title}:\n\n${text}`.slice(0, MAX_TEXT_CHARS) }]
+      : ["create_issue", { title, description: text.slice(0, MAX_TEXT_CHARS) }];
     const outcome = await this.options.tools.invoke(tool, JSON.stringify(args), context);
     if (!outcome.ok) throw new Error(`${tool} failed: ${outcome.error}`);
   }

@@ -7,7 +7,9 @@ export const callSummarySchema = z
     call_sid: z.string().nullable().describe("The carrier's id of the call (Twilio CallSid)"),
     started_at: z.string(),
     ended_at: z.string().nullable().describe("Null while the call is going on"),
-    direction: z.enum(CALL_DIRECTIONS).describe("inbound: the carrier's webhook; outbound: POST /calls on the call server"),
+    direction: z
+      .enum(CALL_DIRECTIONS)
+      .describe("inbound: the carrier's webhook; outbound: POST /calls on the call server"),
     status: z.enum(CALL_STATUSES).describe("The carrier's status of the call"),
     answered_by: z
       .string()
