@@ -72,6 +72,38 @@ const trustProxy = z
     return z.NEVER;
   });
 
+/** A place a call may be transferred to: an E.164 number or a SIP URI, with the name the model may use for it. */
+export interface TransferTarget {
+  name?: string;
+  target: string;
+}
+
+const E164 = /^\+[1-9]\d{1,14}$/;
+const SIP_URI = /^sips?:[^\s<>"'&,]+@[^\s<>"'&,]+$/i;
+
+/** `+4930123456, sales=+4940111222, desk=sip:desk@pbx.example.com`. */
+const transferTargets = z
+  .string()
+  .optional()
+  .transform((value, context): TransferTarget[] => {
+    const targets: TransferTarget[] = [];
+    for (const entry of (value ?? "").split(",").map((part) => part.trim())) {
+      if (entry === "") continue;
+      const equals = entry.indexOf("=");
+      const name = equals === -1 ? undefined : entry.slice(0, equals).trim();
+      const target = (equals === -1 ? entry : entry.slice(equals + 1)).trim();
+      if (name === "" || !(E164.test(target) || SIP_URI.test(target))) {
+        context.addIssue({
+          code: "custom",
+          message: `has ${JSON.stringify(entry)}: each entry must be an E.164 number (+4930…) or a sip: URI, optionally as name=target`,
+        });
+        return z.NEVER;
+      }
+      targets.push(name === undefined ? { target } : { name, target });
+    }
+    return targets;
+  });
+
 /**
  * Every setting, each read from one environment variable (its name, default, parse and message in one place).
  * A few defaults depend on PLATFORM_ENV: those settings are optional here and decided in `configSchema`.
@@ -218,6 +250,21 @@ const settingsSchema = z.object({
     public: fromEnv("PUBLIC", flag().default(false)),
     publicUrl: fromEnv("PUBLIC_URL", httpUrl().optional()),
     twilioAuthToken: fromEnv("TWILIO_AUTH_TOKEN", z.string().optional()),
+    /** With TWILIO_AUTH_TOKEN, the carrier REST API's credentials: call control (end_call, transfer_call). */
+    twilioAccountSid: fromEnv(
+      "TWILIO_ACCOUNT_SID",
+      z
+        .string()
+        .regex(/^AC[0-9a-f]{32}$/i, { message: "must be a Twilio account SID (AC followed by 32 hex digits)" })
+        .optional(),
+    ),
+    twilioApiBase: fromEnv("TWILIO_API_BASE", httpUrl().default("https://api.twilio.com")),
+    /** Record every call, both sides mixed, as a WAV file under recordingsDir. */
+    recording: fromEnv("CALL_RECORDING", flag().default(false)),
+    /** Where call recordings are written (call server) and read (the platform API): both must see the same files. */
+    recordingsDir: fromEnv("CALL_RECORDINGS_DIR", text("./data/recordings")),
+    /** Where transfer_call may send a caller; empty, the function is not offered. */
+    transferTargets: fromEnv("CALL_TRANSFER_TO", transferTargets),
     /** The workspace whose members see this call server's calls; unset, calls are recorded under no workspace. */
     workspaceId: fromEnv(
       "CALL_WORKSPACE_ID",
@@ -227,6 +274,24 @@ const settingsSchema = z.object({
         .transform((id) => id.toLowerCase())
         .optional(),
     ),
+    /** The platform agent that takes the calls (with CALL_WORKSPACE_ID); unset, the model speaks without one. */
+    agentId: fromEnv(
+      "CALL_AGENT_ID",
+      z
+        .string()
+        .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, { message: "must be an agent id" })
+        .transform((id) => id.toLowerCase())
+        .optional(),
+    ),
+    /** After each call, the phone agent files it on the board (an issue "Call from <number>", or a comment). */
+    fileIssues: fromEnv("CALL_ISSUE", flag().default(false)),
+    /** The number outbound calls come from when POST /calls names none. */
+    fromNumber: fromEnv(
+      "CALL_FROM_NUMBER",
+      z.string().regex(E164, { message: "must be an E.164 number such as +4930123456" }).optional(),
+    ),
+    /** Outbound calls this call server places per minute at most; beyond, POST /calls answers 429. */
+    maxOutboundPerMinute: fromEnv("CALL_MAX_OUTBOUND_PER_MINUTE", wholeNumber(1, 10_000, 10)),
   }),
 });
 

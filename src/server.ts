@@ -136,6 +136,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     mcpStdio: config.work.mcpStdio,
     mcpTargets,
     issuePages: options.issuePageCache,
+    recordingsDir: config.voice.recordingsDir,
   });
   // Run streams end when their viewer loses access, as the event stream does: through its feeds.
   const accessWatch = new AccessWatch();

@@ -164,15 +164,33 @@ export class AgentRuntime {
     return result.text;
   }
 
-  private async loop(request: RunRequest, model: ModelClient, toolContext: ToolContext): Promise<RunResult> {
-    const { agent, sink, signal } = request;
-    const { db, settings } = this.options;
+  /**
+   * What every run of the agent starts from: the system prompt (its instructions, then what features add, such as
+   * its skills) and its tools (`extraTools` first, then what features add, then the registry tools it names). A
+   * phone call with the agent (CALL_AGENT_ID) starts from the same.
+   */
+  async setupOf(
+    agent: AgentSpec,
+    toolContext: ToolContext,
+    extraTools: Tool[] = [],
+  ): Promise<{ system: string; tools: Tool[] }> {
     const platform = agent.platform;
     const added = platform
       ? await Promise.all((this.options.additions ?? []).map((addition) => addition.forAgent(platform)))
       : [];
     const addedTools = added.flatMap((addition) => addition.tools ?? []);
-    const tools = await this.toolsOf(agent, toolContext, [...(request.extraTools ?? []), ...addedTools]);
+    const tools = await this.toolsOf(agent, toolContext, [...extraTools, ...addedTools]);
+    const system = [agent.instructions, ...added.map((addition) => addition.instructions)]
+      .filter((part) => part)
+      .join("\n\n");
+    return { system, tools };
+  }
+
+  private async loop(request: RunRequest, model: ModelClient, toolContext: ToolContext): Promise<RunResult> {
+    const { agent, sink, signal } = request;
+    const { db, settings } = this.options;
+    const setup = await this.setupOf(agent, toolContext, request.extraTools);
+    const { tools } = setup;
     const toolSpecs: ToolSpec[] = tools.map((tool) => ({
       name: tool.name,
       description: tool.description,
@@ -185,9 +203,7 @@ export class AgentRuntime {
       clientToolNames.add(tool.name);
       toolSpecs.push(tool);
     }
-    const system = [agent.instructions, ...added.map((addition) => addition.instructions), request.extraInstructions]
-      .filter((part) => part)
-      .join("\n\n");
+    const system = [setup.system, request.extraInstructions].filter((part) => part).join("\n\n");
 
     const thread = await openThread(db, request.scope, request.threadId, agent.platform?.id ?? null);
     await appendMessages(db, thread, unseenMessages(thread, request.messages));

@@ -63,6 +63,21 @@ export const INBOX_KINDS = [
   "budget_exceeded",
 ] as const;
 export type InboxKind = (typeof INBOX_KINDS)[number];
+export const CALL_DIRECTIONS = ["inbound", "outbound"] as const;
+export type CallDirection = (typeof CALL_DIRECTIONS)[number];
+
+/** The carrier's call statuses (Twilio's CallStatus). */
+export const CALL_STATUSES = [
+  "queued",
+  "ringing",
+  "in-progress",
+  "completed",
+  "busy",
+  "no-answer",
+  "failed",
+  "canceled",
+] as const;
+export type CallStatus = (typeof CALL_STATUSES)[number];
 
 /** The roles of a stored chat message (agent threads). */
 const MESSAGE_ROLES = ["user", "assistant", "tool"] as const;

@@ -19,6 +19,7 @@ import * as usageBudgets from "./migrations/0017_usage_budgets.ts";
 import * as budgetAlerts from "./migrations/0018_budget_alerts.ts";
 import * as questions from "./migrations/0019_questions.ts";
 import * as inbox from "./migrations/0020_inbox.ts";
+import * as outboundCalls from "./migrations/0021_outbound_calls.ts";
 
 // Listed here rather than read from disk so migrations work the same under tsx, a bundle or a test runner.
 // Migrations never change once landed: add a new numbered file instead.
@@ -42,6 +43,7 @@ const migrations: Record<string, Migration> = {
   "0018_budget_alerts": budgetAlerts,
   "0019_questions": questions,
   "0020_inbox": inbox,
+  "0021_outbound_calls": outboundCalls,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

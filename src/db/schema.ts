@@ -8,7 +8,9 @@ import type {
   ActorType,
   AgentStatus,
   ApprovalStatus,
+  CallDirection,
   CallSpeaker,
+  CallStatus,
   DeliveryStatus,
   DependencyType,
   EventActorType,
@@ -216,6 +218,18 @@ export interface CallsTable {
   stream_sid: string | null;
   started_at: string;
   ended_at: string | null;
+  direction: Generated<CallDirection>;
+  /** Null on calls recorded before 0021. */
+  status: CallStatus | null;
+  /** The carrier's answering-machine verdict (outbound calls): human, machine_end_beep, … */
+  answered_by: string | null;
+  duration_s: number | null;
+  to_number: string | null;
+  from_number: string | null;
+  /** What an outbound call was placed with (POST /calls on the call server). */
+  instructions: string | null;
+  greeting: string | null;
+  voicemail_message: string | null;
 }
 
 export interface CallTranscriptsTable {

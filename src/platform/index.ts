@@ -26,6 +26,8 @@ interface PlatformOptions extends AccountOptions {
   mcpStdio: boolean;
   /** Where agents' HTTP MCP servers may be (AGENT_MCP_ALLOW_PRIVATE). */
   mcpTargets: TargetPolicy;
+  /** Where the call server writes call recordings (CALL_RECORDINGS_DIR). */
+  recordingsDir: string;
   /** The issue list's page cache; a test hands its own to watch its size. */
   issuePages?: IssuePageCache;
 }
@@ -58,9 +60,9 @@ export async function platformRoutes(app: FastifyInstance, options: PlatformOpti
         dependencyRoutes,
         activityRoutes,
         apiKeyRoutes,
-        callRoutes,
       ])
         await workspace.register(routes, { db });
+      await workspace.register(callRoutes, { db, recordingsDir: options.recordingsDir });
       await workspace.register(issueRoutes, { db, dialect, pages: issuePages });
       await workspace.register(agentRoutes, { db, isKnownTool, stdioAllowed: mcpStdio, mcpTargets });
     },

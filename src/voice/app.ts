@@ -11,7 +11,9 @@ import { HttpError } from "../http/errors.ts";
 import { CallMetrics, METRICS_CONTENT_TYPE } from "../ops/metrics.ts";
 import { checkMetricsCaller } from "../ops/routes.ts";
 import { type BridgeSettings, CallBridge } from "./call-bridge.ts";
-import { STREAM_TOKEN_PARAMETER } from "./stream-token.ts";
+import { outboundRoutes, outboundTokenSubject } from "./outbound.ts";
+import { boundParameters, CALLER_PARAMETER, OUTBOUND_CALL_PARAMETER, STREAM_TOKEN_PARAMETER } from "./stream-token.ts";
+import { WHISPER_PATH, type WhisperLinks, whisperTwiml } from "./transfer.ts";
 import { type FormParams, verifyTwilioSignature } from "./twilio-signature.ts";
 import { parseForm, statusPage, VALID_HOST, webhookDocument } from "./webhook.ts";
 
@@ -19,12 +21,18 @@ interface CallAppOptions {
   bridge: Omit<BridgeSettings, "log">;
   /** When set, webhook requests must carry a valid X-Twilio-Signature. */
   twilioAuthToken: string | undefined;
+  /** Signs and reads the whisper links of warm hand-offs (transfer_call with a summary). */
+  whisperLinks: WhisperLinks;
   /** The public origin (tunnel or PUBLIC_URL), read per request because the tunnel opens after listen. */
   publicOrigin: () => string | undefined;
   logger: FastifyServerOptions["logger"];
   /** Bearer token for /metrics; without one, only direct loopback callers may read it. */
   metricsToken?: string | undefined;
+  /** Outbound calls (POST /calls): who may place them, and from which number, how many a minute. */
+  outbound: Pick<OutboundSettings, "authenticator" | "fromNumber" | "maxPerMinute">;
 }
+
+type OutboundSettings = Parameters<typeof outboundRoutes>[1];
 
 const firstValue = (header: string | string[] | undefined): string | undefined =>
   (Array.isArray(header) ? header[0] : header)?.split(",")[0]?.trim() || undefined;
@@ -71,16 +79,59 @@ export async function buildCallApp(options: CallAppOptions): Promise<FastifyInst
     }
     const query = new URLSearchParams(request.url.split("?")[1] ?? "");
     const callSid = form.CallSid?.[0] ?? query.get("CallSid") ?? "";
-    const token = options.bridge.tokens.issue(callSid);
-    return reply
-      .type("application/xml; charset=utf-8")
-      .send(webhookDocument(origin.host, token, STREAM_TOKEN_PARAMETER));
+    const carried: Record<string, string> = {};
+    // An outbound call's webhook URL names the call and carries a one-time token.
+    const outboundCall = query.get("call");
+    if (outboundCall !== null) {
+      const token = query.get("token") ?? undefined;
+      if (!(await options.bridge.tokens.use(token, outboundTokenSubject(outboundCall)))) {
+        request.log.warn("webhook refused: missing, invalid or already used outbound call token");
+        return reply.code(403).type("text/plain").send("Invalid or used outbound call token");
+      }
+      carried[OUTBOUND_CALL_PARAMETER] = outboundCall;
+    }
+    // A phone agent is told who is on the line (and files "Call from <number>"): the number rides along.
+    const other = outboundCall === null ? (form.From?.[0] ?? query.get("From")) : (form.To?.[0] ?? query.get("To"));
+    if (options.bridge.phoneAgent && other) carried[CALLER_PARAMETER] = other;
+    const parameters: Record<string, string> = {
+      [STREAM_TOKEN_PARAMETER]: options.bridge.tokens.issue(callSid, Date.now(), boundParameters(carried)),
+      ...carried,
+    };
+    return reply.type("application/xml; charset=utf-8").send(webhookDocument(origin.host, parameters));
   };
   app.get("/", webhook);
   app.post("/", webhook);
 
+  // The target's leg of a warm hand-off fetches what it hears before the caller is joined.
+  const whisper = async (request: FastifyRequest, reply: FastifyReply) => {
+    const summary = options.whisperLinks.summaryOf(new URLSearchParams(request.url.split("?")[1] ?? ""));
+    if (summary === undefined) return reply.code(403).type("text/plain").send("Invalid or missing whisper link");
+    return reply.type("application/xml; charset=utf-8").send(whisperTwiml(summary));
+  };
+  app.get(WHISPER_PATH, whisper);
+  app.post(WHISPER_PATH, whisper);
+
+  await app.register(outboundRoutes, {
+    ...options.outbound,
+    db: options.bridge.db,
+    tokens: options.bridge.tokens,
+    workspaceId: options.bridge.workspaceId,
+    carrier: options.bridge.carrier,
+    twilioAuthToken: options.twilioAuthToken,
+    originOf: (request) => originOf(request, options.publicOrigin()),
+    liveCall: (callId) => [...bridges].find((bridge) => bridge.callId === callId),
+  });
+
   app.get("/media-stream", { websocket: true }, (socket, request) => {
-    const bridge = new CallBridge(socket, { ...options.bridge, log: request.log });
+    // The carrier reached the stream at wss://HOST (the webhook said so): links it is handed are https on that host.
+    const host = originOf(request, options.publicOrigin())?.host;
+    const origin = host === undefined ? undefined : `https://${host}`;
+    const bridge = new CallBridge(socket, {
+      ...options.bridge,
+      whisperLinks: options.whisperLinks,
+      origin,
+      log: request.log,
+    });
     bridges.add(bridge);
     void bridge.finished.then(() => bridges.delete(bridge));
   });

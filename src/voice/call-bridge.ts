@@ -2,27 +2,53 @@
 // Each call owns all of its state, so concurrent calls cannot see each other.
 import type { FastifyBaseLogger } from "fastify";
 import type { WebSocket } from "ws";
+import type { TransferTarget } from "../config.ts";
 import type { Db } from "../db/index.ts";
 import type { ToolInvoker } from "../tools/invoker.ts";
+import type { Tool } from "../tools/registry.ts";
+import { CallControl } from "./call-control.ts";
 import { CallRecord } from "./call-record.ts";
+import { CallRecording, recordingPath } from "./call-recording.ts";
 import { CallSession } from "./call-session.ts";
 import { CarrierStream, type StreamStart } from "./carrier-codec.ts";
-import { FunctionCallRunner } from "./function-calls.ts";
+import type { CarrierRest } from "./carrier-rest.ts";
+import { FunctionCallRunner, realtimeDefinition } from "./function-calls.ts";
+import type { PhoneAgent, PhoneAgentCall } from "./phone-agent.ts";
 import { type FunctionCall, ProviderClient } from "./provider-client.ts";
 import type { RealtimeApiVersion, RealtimeToolDefinition } from "./session-config.ts";
-import { STREAM_TOKEN_PARAMETER, type StreamTokens } from "./stream-token.ts";
+import {
+  boundParameters,
+  CALLER_PARAMETER,
+  OUTBOUND_CALL_PARAMETER,
+  STREAM_TOKEN_PARAMETER,
+  type StreamTokens,
+} from "./stream-token.ts";
+import type { WhisperLinks } from "./transfer.ts";
 
 export interface BridgeSettings {
   providerUrl: string;
   apiKey: string;
   apiVersion: "auto" | RealtimeApiVersion;
-  /** Definitions sent in the session configuration (registry tools and end_call). */
-  toolDefinitions: RealtimeToolDefinition[];
+  /** The built-in functions offered (end_call, transfer_call), first in the session configuration. */
+  builtInDefinitions: RealtimeToolDefinition[];
+  /** The tools file's tools (or the registry handed to startCallServer), offered on every call. */
+  customTools: Tool[];
   tools: ToolInvoker;
+  /** CALL_AGENT_ID: the platform agent that takes the calls (its instructions, tools and skills). */
+  phoneAgent?: PhoneAgent | undefined;
   db: Db;
   /** The workspace the calls are recorded under (CALL_WORKSPACE_ID); unset, under none. */
   workspaceId?: string | undefined;
   tokens: StreamTokens;
+  /** The carrier's REST API (TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN set); unset, hanging up closes the stream. */
+  carrier?: CarrierRest | undefined;
+  /** Where transfer_call may send the caller (CALL_TRANSFER_TO). */
+  transferTargets?: TransferTarget[];
+  whisperLinks?: WhisperLinks;
+  /** Set (CALL_RECORDING): each call is recorded as `<call id>.wav` in this directory. */
+  recordingsDir?: string | undefined;
+  /** This server's https origin as the carrier reaches it (for the links it hands the carrier). */
+  origin?: string | undefined;
   log: FastifyBaseLogger;
   /** How long a connected carrier may take to send `start` (default 10 s). */
   startTimeoutMs?: number;
@@ -30,11 +56,17 @@ export interface BridgeSettings {
   sessionCreatedTimeoutMs?: number;
 }
 
-/** How long end_call waits for the goodbye to finish playing before hanging up. */
-const GOODBYE_PLAY_TIMEOUT_MS = 5_000;
+/** How much longer than the audio lasts end_call and transfer_call wait for its last mark before acting anyway. */
+const PLAY_GRACE_MS = 2_000;
 const MALFORMED_LOG_LIMIT = 5;
 /** Caller audio kept while the stream token is checked (20 ms frames: 10 s). */
 const MAX_EARLY_FRAMES = 500;
+
+interface OutboundCall {
+  id: string;
+  instructions: string | null;
+  greeting: string | null;
+}
 
 export class CallBridge {
   readonly finished: Promise<void>;
@@ -44,12 +76,22 @@ export class CallBridge {
   private session: CallSession | undefined;
   private provider: ProviderClient | undefined;
   private record: CallRecord | undefined;
+  private recording: CallRecording | undefined;
   private runner: FunctionCallRunner | undefined;
+  private control: CallControl | undefined;
+  private agentCall: PhoneAgentCall | undefined;
+  /** What an outbound call was placed with (POST /calls), read when its stream starts. */
+  private outbound: OutboundCall | undefined;
+  /** An answering machine took the outbound call: the next finished response is the voicemail message. */
+  private leavingVoicemail = false;
+  private caller = "";
+  private startCallSid = "";
   private readonly abort = new AbortController();
   private readonly startTimer: NodeJS.Timeout;
   private malformedCount = 0;
   private started = false;
   private earlyAudio: string[] = [];
+  private earlyDigits: string[] = [];
   private ended = false;
 
   constructor(
@@ -64,7 +106,7 @@ export class CallBridge {
       start: (start) => this.start(start),
       media: (payload) => this.media(payload),
       mark: (name) => this.session?.markAcknowledged(name),
-      dtmf: (digit) => this.log.debug({ digit }, "caller pressed a key"),
+      dtmf: (digit) => this.keyPressed(digit),
       stop: () => this.end("the carrier stopped the stream"),
       malformed: (reason) => this.malformed(reason),
       closed: (code) => this.end(`the carrier closed the stream (code ${code})`),
@@ -75,17 +117,38 @@ export class CallBridge {
     }, settings.startTimeoutMs ?? 10_000);
   }
 
+  /** The call's id (its row in `calls`), once its stream has been accepted. */
+  get callId(): string | undefined {
+    return this.record?.callId;
+  }
+
+  /**
+   * The outbound call reached an answering machine: whatever the model is saying is cut, it leaves the message, and
+   * once that has played the call ends.
+   */
+  leaveVoicemail(message: string): void {
+    if (!this.provider || this.ended || this.leavingVoicemail) return;
+    this.leavingVoicemail = true;
+    this.log.info("an answering machine took the call: leaving the voicemail message");
+    this.bargeIn();
+    this.provider.cancelResponse();
+    this.provider.createResponse(
+      `An answering machine took the call. Leave this message, word for word, then stop: ${JSON.stringify(message)}`,
+    );
+  }
+
   /** Hangs up from our side (server shutdown, end_call); safe to call more than once. */
   end(reason: string, carrierCloseCode = 1000): void {
     if (this.ended) return;
     this.ended = true;
     clearTimeout(this.startTimer);
     this.abort.abort();
+    this.session?.release();
     this.provider?.close();
     this.carrier.close(carrierCloseCode, carrierCloseCode === 1000 ? "call ended" : "call failed");
     if (this.session) this.log.info({ reason }, "call ended");
-    const recordDone = this.record?.end() ?? Promise.resolve();
-    void recordDone.then(this.resolveFinished);
+    const recorded = this.record?.end().then(() => this.fileCall());
+    void Promise.all([recorded, this.writeRecording()]).then(this.resolveFinished);
   }
 
   private start(start: StreamStart): void {
@@ -96,10 +159,12 @@ export class CallBridge {
     this.started = true;
     clearTimeout(this.startTimer);
     const token = start.customParameters[STREAM_TOKEN_PARAMETER];
-    this.settings.tokens.use(token, start.callSid).then(
+    this.caller = start.customParameters[CALLER_PARAMETER] ?? "";
+    this.startCallSid = start.callSid;
+    this.settings.tokens.use(token, start.callSid, Date.now(), boundParameters(start.customParameters)).then(
       (valid) => {
         if (this.ended) return; // the carrier went away meanwhile
-        if (valid) return this.begin(start);
+        if (valid) return this.prepare(start);
         this.log.warn("media stream refused: missing, invalid or already used stream token");
         this.end("unauthorized", 1008);
       },
@@ -112,30 +177,88 @@ export class CallBridge {
 
   /** The caller's audio; what arrives while the stream token is being checked is kept for the provider. */
   private media(payload: string): void {
-    if (this.provider) this.provider.appendAudio(payload);
-    else if (this.started && this.earlyAudio.length < MAX_EARLY_FRAMES) this.earlyAudio.push(payload);
+    if (this.provider) {
+      this.provider.appendAudio(payload);
+      this.recording?.caller(payload);
+    } else if (this.started && this.earlyAudio.length < MAX_EARLY_FRAMES) this.earlyAudio.push(payload);
+  }
+
+  /**
+   * An outbound call's settings, and with a phone agent the agent as it is now, are read first (the caller's audio
+   * waits, kept, meanwhile).
+   */
+  private async prepare(start: StreamStart): Promise<void> {
+    const outboundId = start.customParameters[OUTBOUND_CALL_PARAMETER];
+    if (outboundId !== undefined) {
+      const row = await this.settings.db
+        .selectFrom("calls")
+        .select(["id", "instructions", "greeting"])
+        .where("id", "=", outboundId)
+        .where("direction", "=", "outbound")
+        .executeTakeFirst()
+        .catch((error: unknown) => {
+          this.log.error({ err: error }, "could not read the outbound call");
+          return undefined;
+        });
+      if (!row) {
+        this.end("the outbound call could not be read", 1011);
+        return;
+      }
+      this.outbound = row;
+    }
+    if (this.settings.phoneAgent) {
+      try {
+        this.agentCall = await this.settings.phoneAgent.forCall();
+      } catch (error) {
+        this.log.error({ err: error }, "the call was refused: the phone agent could not be read");
+        this.end("the phone agent could not be read", 1011);
+        return;
+      }
+      if (this.ended) return;
+    }
+    this.begin(start);
   }
 
   private begin(start: StreamStart): void {
-    const { settings } = this;
+    const { settings, agentCall } = this;
     this.record = new CallRecord(
       settings.db,
       settings.log,
       start.callSid,
       start.streamSid,
       settings.workspaceId ?? null,
+      this.outbound?.id,
     );
     this.log = settings.log.child({ callId: this.record.callId, callSid: start.callSid, streamSid: start.streamSid });
     this.session = new CallSession();
     this.carrier.useStreamSid(start.streamSid);
-    this.runner = new FunctionCallRunner(settings.tools, { signal: this.abort.signal });
+    this.control = new CallControl({
+      callSid: start.callSid,
+      carrier: settings.carrier,
+      transferTargets: settings.transferTargets ?? [],
+      whisperUrl: (summary) => {
+        if (!settings.whisperLinks || !settings.origin)
+          throw new Error("this server has no public address for a warm hand-off");
+        return settings.whisperLinks.url(settings.origin, summary);
+      },
+      untilPlayed: () => this.session?.waitUntilPlayed(PLAY_GRACE_MS) ?? Promise.resolve(),
+      log: this.log,
+    });
+    // The agent's tools, then the tools file's; a built-in function's name is never given to another tool.
+    const offered = new Map<string, Tool>();
+    for (const tool of [...(agentCall?.tools ?? []), ...settings.customTools]) {
+      if (!offered.has(tool.name) && !this.control.tools.has(tool.name)) offered.set(tool.name, tool);
+    }
+    const context = { ...agentCall?.context, signal: this.abort.signal };
+    this.runner = new FunctionCallRunner(settings.tools, context, offered, this.control.tools);
     this.log.info("call started");
     this.provider = new ProviderClient(
       {
         url: settings.providerUrl,
         apiKey: settings.apiKey,
         apiVersion: settings.apiVersion,
-        tools: settings.toolDefinitions,
+        tools: [...settings.builtInDefinitions, ...[...offered.values()].map(realtimeDefinition)],
+        instructions: this.outbound?.instructions ?? agentCall?.instructions,
         sessionCreatedTimeoutMs: settings.sessionCreatedTimeoutMs,
       },
       {
@@ -145,7 +268,10 @@ export class CallBridge {
         callerTranscript: (text) => this.record?.addTranscript("caller", text),
         assistantTranscript: (text) => this.record?.addTranscript("assistant", text),
         functionCallDone: (call) => this.runner?.start(call),
-        responseDone: (calls) => void this.answerFunctionCalls(calls),
+        responseDone: (calls, status) => {
+          if (this.leavingVoicemail && status !== "cancelled") void this.hangUpAfterVoicemail();
+          else void this.answerFunctionCalls(calls);
+        },
         providerError: (message) => this.log.warn({ providerMessage: message }, "realtime provider reported an error"),
         closed: (reason) => {
           this.log.error(`realtime provider ${reason}`);
@@ -153,13 +279,36 @@ export class CallBridge {
         },
       },
     );
-    for (const payload of this.earlyAudio) this.provider.appendAudio(payload);
+    if (settings.recordingsDir) {
+      this.recording = new CallRecording(recordingPath(settings.recordingsDir, this.record.callId));
+    }
+    // On a call we placed, the model speaks first: the greeting asked for, else whatever it would say.
+    if (this.outbound) {
+      const { greeting } = this.outbound;
+      this.provider.createResponse(
+        greeting ? `Greet the person you called by saying, word for word: ${JSON.stringify(greeting)}` : undefined,
+      );
+    }
+    for (const payload of this.earlyAudio) this.media(payload);
     this.earlyAudio = [];
+    for (const digit of this.earlyDigits.splice(0)) this.keyPressed(digit);
+  }
+
+  /** A key press is the caller's turn: the model reads it and answers; the transcript notes it. */
+  private keyPressed(digit: string): void {
+    if (!this.provider) {
+      if (this.started && !this.ended) this.earlyDigits.push(digit);
+      return;
+    }
+    this.record?.addTranscript("caller", `[pressed ${digit}]`);
+    this.provider.sendUserText(`The caller pressed ${digit}.`);
+    this.provider.createResponse();
   }
 
   private playAudio(itemId: string, delta: string): void {
     if (!this.session) return;
     this.carrier.sendMediaAndMark(delta, this.session.audioSent(itemId, delta));
+    this.recording?.assistant(delta);
   }
 
   private bargeIn(): void {
@@ -167,20 +316,49 @@ export class CallBridge {
     if (!cut) return;
     this.carrier.sendClear();
     this.provider?.truncate(cut.itemId, cut.audioEndMs);
+    this.recording?.cut(cut.playedBytes);
   }
 
   private async answerFunctionCalls(calls: FunctionCall[]): Promise<void> {
     if (calls.length === 0 || !this.runner) return;
-    const { outputs, hangUp } = await this.runner.finish(calls);
+    const outputs = await this.runner.finish(calls);
     if (this.ended || !this.provider) return;
     for (const { callId, output } of outputs) this.provider.sendFunctionOutput(callId, output);
-    if (!hangUp) {
-      this.provider.createResponse();
-      return;
+    const leaving = this.control?.leaving;
+    if (leaving) this.end(leaving);
+    else this.provider.createResponse();
+  }
+
+  private async hangUpAfterVoicemail(): Promise<void> {
+    await this.session?.waitUntilPlayed(PLAY_GRACE_MS);
+    if (this.ended) return;
+    const callSid = this.startCallSid;
+    if (this.settings.carrier && callSid) {
+      await this.settings.carrier.hangUp(callSid).catch((error: unknown) => {
+        this.log.warn({ err: error }, "the carrier did not end the call after the voicemail");
+      });
     }
-    this.log.info("the assistant ended the call");
-    await this.session?.waitUntilPlayed(GOODBYE_PLAY_TIMEOUT_MS);
-    this.end("the assistant ended the call");
+    this.end("the voicemail message was left");
+  }
+
+  /** After a phone agent's call: on the board (CALL_ISSUE); a failure is logged, never thrown. */
+  private async fileCall(): Promise<void> {
+    if (!this.agentCall || !this.record) return;
+    try {
+      await this.agentCall.fileCall(this.record.lines, this.caller, this.outbound !== undefined);
+    } catch (error) {
+      this.log.error({ err: error }, "could not file the call on the board");
+    }
+  }
+
+  /** Once the call is over, off the audio path; a recording that cannot be written is logged, never thrown. */
+  private async writeRecording(): Promise<void> {
+    if (!this.recording) return;
+    try {
+      await this.recording.write();
+    } catch (error) {
+      this.log.error({ err: error }, "could not write the call recording");
+    }
   }
 
   private malformed(reason: string): void {

@@ -1,6 +1,7 @@
 // `agent-platform call`: runs the call server until Ctrl-C.
 import { ConfigError, loadConfig } from "../config.ts";
 import { ToolsFileError } from "../tools/custom.ts";
+import { END_CALL, TRANSFER_CALL } from "./call-control.ts";
 import { CallServerError, startCallServer } from "./call-server.ts";
 import { TunnelError } from "./tunnel.ts";
 
@@ -35,7 +36,7 @@ export async function runCallCommand(flags: CallFlags): Promise<number> {
       process.on("SIGTERM", stop);
     });
     const webhook = server.publicUrl ? `${server.publicUrl.replace(/\/$/, "")}/` : `${server.url}/`;
-    const toolCount = server.toolNames.filter((name) => name !== "end_call").length;
+    const toolCount = server.toolNames.filter((name) => name !== END_CALL && name !== TRANSFER_CALL).length;
     const tools = server.toolsFile ? `, ${toolCount} tool${toolCount === 1 ? "" : "s"} from ${server.toolsFile}` : "";
     server.log.info(
       server.publicUrl

@@ -1,14 +1,20 @@
 // startCallServer: the voice-call server from code (the `call` command uses it too).
 import type { FastifyBaseLogger, FastifyServerOptions } from "fastify";
+import { Authenticator } from "../auth/authenticator.ts";
+import { TokenService } from "../auth/tokens.ts";
 import { type Config, DEV_JWT_SECRET, loadConfig } from "../config.ts";
+import { buildCore } from "../core.ts";
 import { type Db, openDatabase } from "../db/index.ts";
 import { migrateToLatest } from "../db/migrate.ts";
 import { type CustomTools, loadCustomTools } from "../tools/custom.ts";
 import { ToolInvoker } from "../tools/invoker.ts";
 import { staticSource, ToolRegistry } from "../tools/registry.ts";
 import { buildCallApp } from "./app.ts";
-import { END_CALL, endCallDefinition, realtimeDefinition } from "./function-calls.ts";
+import { endCallDefinition, transferCallDefinition } from "./call-control.ts";
+import { CarrierRest } from "./carrier-rest.ts";
+import { PhoneAgent } from "./phone-agent.ts";
 import { StreamTokens } from "./stream-token.ts";
+import { WhisperLinks } from "./transfer.ts";
 import { openTunnel, type Tunnel } from "./tunnel.ts";
 
 export interface CallServerOptions {
@@ -37,7 +43,7 @@ export interface CallServer {
   publicUrl?: string;
   /** The tools file loaded, if any. */
   toolsFile?: string;
-  /** Names of the tools offered to the model, end_call first. */
+  /** Names of the tools offered to the model, the built-in functions (end_call, transfer_call) first. */
   toolNames: string[];
   /** The server's logger (JSON lines). */
   log: FastifyBaseLogger;
@@ -58,6 +64,22 @@ export async function startCallServer(options: CallServerOptions): Promise<CallS
   if (!voice.vendorApiKey) {
     throw new CallServerError("VENDOR_API_KEY is not set: the call server needs the realtime provider's API key.");
   }
+  if (voice.twilioAccountSid && !voice.twilioAuthToken) {
+    throw new CallServerError(
+      "TWILIO_ACCOUNT_SID is set without TWILIO_AUTH_TOKEN: the carrier's REST API needs both.",
+    );
+  }
+  if (voice.transferTargets.length > 0 && !voice.twilioAccountSid) {
+    throw new CallServerError(
+      "CALL_TRANSFER_TO needs TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN: transfers go through the carrier's REST API.",
+    );
+  }
+  if (voice.agentId && !voice.workspaceId) {
+    throw new CallServerError("CALL_AGENT_ID needs CALL_WORKSPACE_ID: the workspace the agent belongs to.");
+  }
+  if (voice.fileIssues && !voice.agentId) {
+    throw new CallServerError("CALL_ISSUE needs CALL_AGENT_ID: the phone agent files each call on the board.");
+  }
   if (options.usePublic && !voice.tunnelAuthToken) {
     throw new CallServerError("Public mode needs TUNNEL_AUTH_TOKEN (an ngrok authtoken) to open the tunnel.");
   }
@@ -69,11 +91,10 @@ export async function startCallServer(options: CallServerOptions): Promise<CallS
     custom = await loadCustomTools({ cwd: options.cwd, path: options.toolsPath });
     registry = new ToolRegistry().addSource(staticSource(custom.tools));
   }
-  const customTools = await registry.list();
-  const toolDefinitions = [
-    endCallDefinition,
-    ...customTools.filter((tool) => tool.name !== END_CALL).map(realtimeDefinition),
-  ];
+  const builtIns = [endCallDefinition];
+  if (voice.transferTargets.length > 0) builtIns.push(transferCallDefinition(voice.transferTargets));
+  const builtInNames = new Set(builtIns.map((definition) => definition.name));
+  const customTools = (await registry.list()).filter((tool) => !builtInNames.has(tool.name));
 
   let database: ReturnType<typeof openDatabase>;
   try {
@@ -82,34 +103,62 @@ export async function startCallServer(options: CallServerOptions): Promise<CallS
     await custom?.close();
     throw error;
   }
+  // A phone agent needs what every run of an agent has: the platform and agent tools, the runtime (its skills).
+  const core = voice.agentId ? buildCore(config, database.db, registry) : undefined;
+  const tools = core?.tools ?? new ToolInvoker(registry, { timeoutMs: config.toolTimeoutMs });
+  const phoneAgent =
+    core && voice.agentId && voice.workspaceId
+      ? new PhoneAgent({
+          runtime: core.runtime,
+          tools,
+          db: database.db,
+          workspaceId: voice.workspaceId,
+          agentId: voice.agentId,
+          fileCalls: voice.fileIssues,
+        })
+      : undefined;
   let tunnel: Tunnel | undefined;
+  const sharedSecret = config.jwtSecret === DEV_JWT_SECRET ? undefined : config.jwtSecret;
   const app = await buildCallApp({
     bridge: {
       providerUrl: voice.realtimeUrl,
       apiKey: voice.vendorApiKey,
       apiVersion: voice.realtimeDialect,
-      toolDefinitions,
-      tools: new ToolInvoker(registry, { timeoutMs: config.toolTimeoutMs }),
+      builtInDefinitions: builtIns,
+      customTools,
+      tools,
+      phoneAgent,
       db: database.db,
       workspaceId: voice.workspaceId,
-      tokens: new StreamTokens(database.db, config.jwtSecret === DEV_JWT_SECRET ? undefined : config.jwtSecret),
+      carrier: carrierRestOf(voice),
+      transferTargets: voice.transferTargets,
+      recordingsDir: voice.recording ? voice.recordingsDir : undefined,
+      tokens: new StreamTokens(database.db, sharedSecret),
       startTimeoutMs: options.timeouts?.startMs,
       sessionCreatedTimeoutMs: options.timeouts?.sessionCreatedMs,
     },
     twilioAuthToken: voice.twilioAuthToken,
+    whisperLinks: new WhisperLinks(sharedSecret),
     publicOrigin: () => tunnel?.url ?? voice.publicUrl,
     logger: options.logger ?? { level: config.logLevel },
     metricsToken: config.operations.metricsToken,
+    outbound: {
+      authenticator:
+        core?.authenticator ?? new Authenticator(database.db, new TokenService(config.jwtSecret, config.jwtTtlSeconds)),
+      fromNumber: voice.fromNumber,
+      maxPerMinute: voice.maxOutboundPerMinute,
+    },
   });
   app.addHook("onClose", async () => {
     await tunnel?.close().catch(() => {});
+    await core?.status.close();
     await custom?.close();
     await database.close();
   });
 
   try {
     await migrateToLatest(database.db);
-    if (voice.workspaceId !== undefined) await checkCallWorkspace(database.db, voice.workspaceId);
+    if (voice.workspaceId !== undefined) await checkCallWorkspace(database.db, voice.workspaceId, voice.agentId);
     const host = options.host ?? config.host;
     // Fastify's own "Server listening" line is held back: the caller reports the URL it gets back, once.
     const level = app.log.level;
@@ -132,7 +181,7 @@ export async function startCallServer(options: CallServerOptions): Promise<CallS
       url: `http://${urlHost}:${port}`,
       publicUrl: tunnel?.url,
       toolsFile: custom?.file,
-      toolNames: toolDefinitions.map((definition) => definition.name),
+      toolNames: [...builtIns.map((definition) => definition.name), ...customTools.map((tool) => tool.name)],
       log: app.log,
       close: () => app.close(),
     };
@@ -142,7 +191,25 @@ export async function startCallServer(options: CallServerOptions): Promise<CallS
   }
 }
 
-async function checkCallWorkspace(db: Db, workspaceId: string): Promise<void> {
+async function checkCallWorkspace(db: Db, workspaceId: string, agentId: string | undefined): Promise<void> {
   const workspace = await db.selectFrom("workspaces").select("id").where("id", "=", workspaceId).executeTakeFirst();
   if (!workspace) throw new CallServerError(`CALL_WORKSPACE_ID names no workspace in this database: ${workspaceId}`);
+  if (agentId === undefined) return;
+  const agent = await db
+    .selectFrom("agents")
+    .select("id")
+    .where("id", "=", agentId)
+    .where("workspace_id", "=", workspaceId)
+    .executeTakeFirst();
+  if (!agent) throw new CallServerError(`CALL_AGENT_ID names no agent of workspace ${workspaceId}: ${agentId}`);
+}
+
+/** The carrier's REST API when its credentials are set; without them call control falls back to the media stream. */
+function carrierRestOf(voice: Config["voice"]): CarrierRest | undefined {
+  if (!voice.twilioAccountSid || !voice.twilioAuthToken) return undefined;
+  return new CarrierRest({
+    accountSid: voice.twilioAccountSid,
+    authToken: voice.twilioAuthToken,
+    apiBase: voice.twilioApiBase,
+  });
 }

@@ -9,14 +9,20 @@ interface SentMark {
   itemId: string;
   /** Bytes of this item's audio sent up to and including the chunk before this mark. */
   itemBytesEnd: number;
+  /** Bytes of all audio sent up to and including the chunk before this mark. */
+  totalBytesEnd: number;
+  /** Bytes of the chunk before this mark. */
+  chunkBytes: number;
 }
 
 interface Interruption {
   itemId: string;
   audioEndMs: number;
+  /** Of all the audio ever sent, how many bytes played before the cut. */
+  playedBytes: number;
 }
 
-function base64DecodedLength(base64: string): number {
+export function base64DecodedLength(base64: string): number {
   if (base64.length === 0) return 0;
   const padding = base64.endsWith("==") ? 2 : base64.endsWith("=") ? 1 : 0;
   return (base64.length / 4) * 3 - padding;
@@ -30,6 +36,7 @@ export class CallSession {
   private currentItemId: string | undefined;
   private currentItemBytes = 0;
   private markCount = 0;
+  private totalBytes = 0;
   private drainWaiters: Array<() => void> = [];
 
   /** Records an audio chunk sent to the carrier; returns the name of the mark to send after it. */
@@ -38,9 +45,17 @@ export class CallSession {
       this.currentItemId = itemId;
       this.currentItemBytes = 0;
     }
-    this.currentItemBytes += base64DecodedLength(base64Payload);
+    const bytes = base64DecodedLength(base64Payload);
+    this.currentItemBytes += bytes;
+    this.totalBytes += bytes;
     const name = `${++this.markCount}`;
-    this.pending.push({ name, itemId, itemBytesEnd: this.currentItemBytes });
+    this.pending.push({
+      name,
+      itemId,
+      itemBytesEnd: this.currentItemBytes,
+      totalBytesEnd: this.totalBytes,
+      chunkBytes: bytes,
+    });
     return name;
   }
 
@@ -70,18 +85,30 @@ export class CallSession {
     if (!this.isPlaying) return undefined;
     const playing = this.pending[this.head]!;
     const heard = this.lastAcknowledged?.itemId === playing.itemId ? this.lastAcknowledged.itemBytesEnd : 0;
+    const playedBytes = this.lastAcknowledged?.totalBytesEnd ?? playing.totalBytesEnd - playing.chunkBytes;
     this.pending = [];
     this.head = 0;
     this.lastAcknowledged = undefined;
     this.currentItemId = undefined;
     this.currentItemBytes = 0;
     this.wakeDrainWaiters();
-    return { itemId: playing.itemId, audioEndMs: Math.floor(heard / ULAW_BYTES_PER_MS) };
+    return { itemId: playing.itemId, audioEndMs: Math.floor(heard / ULAW_BYTES_PER_MS), playedBytes };
   }
 
-  /** Resolves once all audio sent so far has played, or after `timeoutMs`. */
-  waitUntilPlayed(timeoutMs: number): Promise<void> {
+  /** How long the audio sent and not yet acknowledged lasts. */
+  get unplayedMs(): number {
+    if (!this.isPlaying) return 0;
+    const first = this.pending[this.head]!;
+    return Math.ceil((this.totalBytes - first.totalBytesEnd + first.chunkBytes) / ULAW_BYTES_PER_MS);
+  }
+
+  /**
+   * Resolves once all audio sent so far has played (its last mark is back), or the caller cut it off, or the call
+   * ended; a carrier that stops echoing marks is given the audio's length plus `graceMs`.
+   */
+  waitUntilPlayed(graceMs: number): Promise<void> {
     if (!this.isPlaying) return Promise.resolve();
+    const timeoutMs = this.unplayedMs + graceMs;
     return new Promise((resolve) => {
       const timer = setTimeout(done, timeoutMs);
       function done() {
@@ -90,6 +117,11 @@ export class CallSession {
       }
       this.drainWaiters.push(done);
     });
+  }
+
+  /** The call is over: nobody waits for audio any more. */
+  release(): void {
+    this.wakeDrainWaiters();
   }
 
   private wakeDrainWaiters(): void {

@@ -21,6 +21,8 @@ interface CarrierEvents {
 }
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+/** The keys of a phone keypad (A–D on the few that have them). */
+const DTMF_DIGIT = /^[0-9*#A-D]$/;
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
@@ -130,7 +132,7 @@ export class CarrierStream {
       }
       case "dtmf": {
         const digit = isRecord(frame.dtmf) ? frame.dtmf.digit : undefined;
-        if (typeof digit !== "string") return "dtmf without a digit";
+        if (typeof digit !== "string" || !DTMF_DIGIT.test(digit)) return "dtmf without a digit";
         this.events.dtmf(digit);
         return undefined;
       }

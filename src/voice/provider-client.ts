@@ -24,7 +24,8 @@ interface ProviderEvents {
   callerTranscript(text: string): void;
   assistantTranscript(text: string): void;
   functionCallDone(call: FunctionCall): void;
-  responseDone(calls: FunctionCall[]): void;
+  /** `status`: the response's (completed, cancelled, …). */
+  responseDone(calls: FunctionCall[], status: string): void;
   /** An `error` event: the provider reports a problem but keeps the session. */
   providerError(message: string): void;
   /** The connection failed or the provider closed it (never called after our own close()). */
@@ -36,6 +37,8 @@ interface ProviderOptions {
   apiKey: string;
   apiVersion: "auto" | RealtimeApiVersion;
   tools: RealtimeToolDefinition[];
+  /** The session's instructions (a phone agent's); unset, the provider's defaults. */
+  instructions?: string | undefined;
   /** How long to wait for `session.created` when the apiVersion is detected from it. */
   sessionCreatedTimeoutMs?: number;
 }
@@ -51,6 +54,7 @@ export class ProviderClient {
   private readonly socket: WebSocket;
   private apiVersion: RealtimeApiVersion | undefined;
   private pendingAudio: string[] = [];
+  private pendingControl: Record<string, unknown>[] = [];
   private failure: string | undefined;
   private closedByUs = false;
   private sessionTimer: NodeJS.Timeout | undefined;
@@ -99,8 +103,32 @@ export class ProviderClient {
     });
   }
 
-  createResponse(): void {
-    this.sendJson({ type: "response.create" });
+  /** Text the model reads as the caller's turn (a key press), e.g. "The caller pressed 5.". */
+  sendUserText(text: string): void {
+    this.sendControl({
+      type: "conversation.item.create",
+      item: { type: "message", role: "user", content: [{ type: "input_text", text }] },
+    });
+  }
+
+  /** Asks the model to speak; `instructions` apply to this response only (a greeting, a voicemail message). */
+  createResponse(instructions?: string): void {
+    this.sendControl(
+      instructions === undefined
+        ? { type: "response.create" }
+        : { type: "response.create", response: { instructions } },
+    );
+  }
+
+  /** Stops the response being generated, if any (a provider with none reports an error, which is only logged). */
+  cancelResponse(): void {
+    this.sendControl({ type: "response.cancel" });
+  }
+
+  /** Sent once the session is configured, so nothing reaches the model ahead of its instructions and tools. */
+  private sendControl(message: Record<string, unknown>): void {
+    if (this.apiVersion === undefined) this.pendingControl.push(message);
+    else this.sendJson(message);
   }
 
   close(): void {
@@ -124,11 +152,14 @@ export class ProviderClient {
   private configure(apiVersion: RealtimeApiVersion): void {
     clearTimeout(this.sessionTimer);
     this.apiVersion = apiVersion;
-    this.sendJson(sessionUpdate(apiVersion, this.options.tools));
+    this.sendJson(sessionUpdate(apiVersion, this.options.tools, this.options.instructions));
     this.sendJson(transcriptionUpdate(apiVersion));
     const pending = this.pendingAudio;
     this.pendingAudio = [];
     for (const payload of pending) this.appendAudio(payload);
+    const control = this.pendingControl;
+    this.pendingControl = [];
+    for (const message of control) this.sendJson(message);
     this.events.ready(apiVersion);
   }
 
@@ -178,7 +209,7 @@ export class ProviderClient {
         const response = (message.response ?? {}) as Record<string, unknown>;
         const output = Array.isArray(response.output) ? response.output : [];
         const calls = output.map(functionCallOf).filter((call): call is FunctionCall => call !== undefined);
-        this.events.responseDone(calls);
+        this.events.responseDone(calls, text(response.status));
         return;
       }
       case "error": {

@@ -15,14 +15,18 @@ const turnDetection = { type: "server_vad", threshold: 0.5, prefix_padding_ms: 3
 /** Caller speech is transcribed so both sides of the call can be stored. */
 const TRANSCRIPTION_MODEL = "whisper-1";
 
+/** `instructions` (a phone agent's) are added to the seed's configuration when given. */
 export function sessionUpdate(
   apiVersion: RealtimeApiVersion,
   tools: RealtimeToolDefinition[],
+  instructions?: string,
 ): Record<string, unknown> {
+  const spoken = instructions ? { instructions } : {};
   if (apiVersion === "beta") {
     return {
       type: "session.update",
       session: {
+        ...spoken,
         turn_detection: { ...turnDetection },
         input_audio_format: "g711_ulaw",
         output_audio_format: "g711_ulaw",
@@ -38,6 +42,7 @@ export function sessionUpdate(
     type: "session.update",
     session: {
       type: "realtime",
+      ...spoken,
       output_modalities: ["audio"],
       audio: {
         input: { format: { type: "audio/pcmu" }, turn_detection: { ...turnDetection } },

@@ -1,17 +1,21 @@
 // The carrier's webhook: the XML instruction document that connects the call to our media stream.
 import type { FormParams } from "./twilio-signature.ts";
 
-const escapeXml = (value: string): string =>
+export const escapeXml = (value: string): string =>
   value.replace(/[<>&"']/g, (char) => `&${{ "<": "lt", ">": "gt", "&": "amp", '"': "quot", "'": "apos" }[char]};`);
 
-/** `<Response>` with an empty Say, a one-second Pause and a Connect to wss://HOST/media-stream carrying the token. */
-export function webhookDocument(host: string, streamToken: string, tokenParameter: string): string {
+/**
+ * `<Response>` with an empty Say, a one-second Pause and a Connect to wss://HOST/media-stream carrying the token
+ * (and any further parameters, e.g. the caller's number).
+ */
+export function webhookDocument(host: string, parameters: Record<string, string>): string {
+  const carried = Object.entries(parameters)
+    .map(([name, value]) => `<Parameter name="${escapeXml(name)}" value="${escapeXml(value)}"/>`)
+    .join("");
   return (
     '<?xml version="1.0" encoding="UTF-8"?>' +
     '<Response><Say></Say><Pause length="1"/><Connect>' +
-    `<Stream url="wss://${escapeXml(host)}/media-stream">` +
-    `<Parameter name="${escapeXml(tokenParameter)}" value="${escapeXml(streamToken)}"/>` +
-    "</Stream></Connect></Response>"
+    `<Stream url="wss://${escapeXml(host)}/media-stream">${carried}</Stream></Connect></Response>`
   );
 }
 

@@ -14,6 +14,8 @@ export const DASHBOARD_CSP = [
   "style-src 'self'",
   "connect-src 'self'",
   "img-src 'self' data:",
+  // A call recording plays from an object URL: it is fetched with the Authorization header, never a token in a URL.
+  "media-src 'self' blob:",
   "object-src 'none'",
   "base-uri 'none'",
   "frame-ancestors 'none'",

@@ -79,9 +79,20 @@ describe.each(testDialects)("the voice call log (%s)", (dialect) => {
       call_sid: expect.stringMatching(/^CA/),
       started_at: expect.any(String),
       ended_at: null,
+      direction: "inbound",
+      status: "in-progress",
+      answered_by: null,
+      duration_s: null,
       transcript_count: 1,
     });
-    expect(first).toMatchObject({ id: firstCall, transcript_count: 3, ended_at: expect.any(String) });
+    expect(first).toMatchObject({
+      id: firstCall,
+      transcript_count: 3,
+      ended_at: expect.any(String),
+      direction: "inbound",
+      status: "completed",
+      duration_s: expect.any(Number),
+    });
     expect(first.started_at < ongoing.started_at).toBe(true);
 
     const secondPage = await api.get(`workspaces/${f.ws}/calls?limit=1&offset=1`, { token: f.member.token });

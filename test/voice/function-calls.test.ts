@@ -2,8 +2,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Tool } from "../../src/tools/registry.ts";
 import { eventually } from "../helpers/eventually.ts";
 import { CarrierCall } from "./doubles/carrier.ts";
-import type { ProviderConnection, WireMessage } from "./doubles/realtime-provider.ts";
-import { type Harness, settle, startHarness } from "./harness.ts";
+import type { ProviderConnection } from "./doubles/realtime-provider.ts";
+import { functionCallItem, modelCalls, outputsOf } from "./function-call-items.ts";
+import { type Harness, settle, settleFromProvider, startHarness } from "./harness.ts";
 import { speechUlaw } from "./speech.ts";
 
 const lookupOrder: Tool = {
@@ -44,25 +45,6 @@ afterEach(async () => {
   await harness?.close();
   harness = undefined;
 });
-
-function functionCallItem(callId: string, name: string, args: string): WireMessage {
-  return { id: `item_${callId}`, type: "function_call", status: "completed", call_id: callId, name, arguments: args };
-}
-
-/** The model calls functions the way OpenAI does: output_item.done for each, then response.done with all of them. */
-function modelCalls(provider: ProviderConnection, responseId: string, items: WireMessage[], itemDone = true): void {
-  if (itemDone) {
-    for (const item of items) provider.send({ type: "response.output_item.done", response_id: responseId, item });
-  }
-  provider.send({ type: "response.done", response: { id: responseId, status: "completed", output: items } });
-}
-
-function outputsOf(provider: ProviderConnection): Array<{ callId: string; output: unknown }> {
-  return provider
-    .ofType("conversation.item.create")
-    .filter((message) => message.item.type === "function_call_output")
-    .map((message) => ({ callId: message.item.call_id, output: JSON.parse(message.item.output) }));
-}
 
 async function connectedCall(
   env?: Record<string, string>,
@@ -126,11 +108,13 @@ describe("function calls during a call", () => {
     provider.sendAudio("item_bye", speechUlaw("Goodbye, and thank you for calling."));
     await call.waitFor(() => call.ofEvent("mark").length > 0);
     modelCalls(provider, "resp_1", [functionCallItem("call_end", "end_call", '{"reason":"caller said bye"}')]);
-    await provider.waitForType("conversation.item.create");
 
     // Still playing: not hung up yet, though the bridge has handled the call to end_call and a frame since.
+    await settleFromProvider(call, provider);
     await settle(call, provider);
     expect(call.socket.readyState).toBe(call.socket.OPEN);
+    expect(outputsOf(provider)).toEqual([]);
+    await call.waitFor(() => call.ofEvent("mark").length === call.ofEvent("media").length);
     for (const mark of call.ofEvent("mark")) call.ackMark(mark.mark.name);
 
     expect(await call.closed).toBe(1000);

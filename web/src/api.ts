@@ -129,6 +129,11 @@ export async function getText(path: string): Promise<string> {
   return (await send("GET", path)).text();
 }
 
+/** A file's bytes (a call recording), for an object URL: the bearer travels in a header, never in a media URL. */
+export async function getBlob(path: string): Promise<Blob> {
+  return (await send("GET", path)).blob();
+}
+
 async function send(method: string, path: string, body?: BodyInit, type?: string): Promise<Response> {
   const headers: Record<string, string> = { ...authHeaders() };
   if (body !== undefined && type) headers["content-type"] = type;

@@ -55,6 +55,24 @@ export async function fetchWebhook(
   };
 }
 
+/**
+ * A request Twilio makes to a URL it was given (a call's webhook Url, a StatusCallback): a form POST, signed with the
+ * auth token when one is given, exactly as Twilio signs it (the full URL, query included, then the parameters).
+ */
+export async function carrierPost(
+  url: string,
+  params: Record<string, string>,
+  twilioAuthToken?: string,
+): Promise<{ status: number; body: string }> {
+  const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded" };
+  if (twilioAuthToken) {
+    const signed = Object.fromEntries(Object.entries(params).map(([name, value]) => [name, [value]]));
+    headers["x-twilio-signature"] = twilioSignature(twilioAuthToken, url, signed);
+  }
+  const response = await fetch(url, { method: "POST", headers, body: new URLSearchParams(params).toString() });
+  return { status: response.status, body: await response.text() };
+}
+
 export function streamOf(xml: string): { url: string; parameters: Record<string, string> } {
   const url = /<Stream url="([^"]+)">/.exec(xml)?.[1];
   if (!url) throw new Error(`no <Stream url> in ${xml}`);
@@ -157,6 +175,16 @@ export class CarrierCall {
 
   ackMark(name: string): void {
     this.sendRaw({ event: "mark", sequenceNumber: String(++this.sequence), streamSid: this.streamSid, mark: { name } });
+  }
+
+  /** The caller presses a key: a `dtmf` frame as Twilio sends it. */
+  pressKey(digit: string): void {
+    this.sendRaw({
+      event: "dtmf",
+      streamSid: this.streamSid,
+      sequenceNumber: String(++this.sequence),
+      dtmf: { track: "inbound_track", digit },
+    });
   }
 
   stop(): void {

@@ -1,7 +1,7 @@
 // The voice call log of the workspace (calls of a call server run with CALL_WORKSPACE_ID) and a call's transcript.
 // Calls are written by another process and raise no workspace events, so the open page asks again every few seconds.
 import { useEffect, useState } from "react";
-import { api } from "../api.ts";
+import { api, getBlob } from "../api.ts";
 import type { Call, CallSummary } from "../api-types.ts";
 import { CopyButton } from "../components/CopyButton.tsx";
 import { Time, withZone } from "../components/Time.tsx";
@@ -22,10 +22,18 @@ function useRefresh(reload: () => void, active = true): void {
 }
 
 function duration(call: CallSummary): string {
-  if (!call.ended_at) return "in progress";
+  if (!call.ended_at) return call.status === "queued" || call.status === "ringing" ? call.status : "in progress";
   const ms = Date.parse(withZone(call.ended_at)) - Date.parse(withZone(call.started_at));
-  const seconds = Math.max(0, Math.round(ms / 1000));
+  const seconds = call.duration_s ?? Math.max(0, Math.round(ms / 1000));
   return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+}
+
+/** How a call ended when that is not simply "completed": busy, no answer, an answering machine… */
+function outcome(call: CallSummary): string {
+  const notes: string[] = [];
+  if (call.ended_at && call.status !== "completed" && call.status !== "in-progress") notes.push(call.status);
+  if (call.answered_by?.startsWith("machine")) notes.push("answering machine");
+  return notes.map((note) => `${note} · `).join("");
 }
 
 export function Calls({ callId }: { callId?: string }) {
@@ -67,7 +75,8 @@ export function Calls({ callId }: { callId?: string }) {
                         {call.call_sid ? `Call ${call.call_sid}` : "Call"}
                       </Link>{" "}
                       <span className="muted">
-                        <Time iso={call.started_at} /> · {duration(call)} · {call.transcript_count} line
+                        {call.direction} · <Time iso={call.started_at} /> · {outcome(call)}
+                        {duration(call)} · {call.transcript_count} line
                         {call.transcript_count === 1 ? "" : "s"}
                       </span>
                     </li>
@@ -111,8 +120,11 @@ function CallTranscript({ workspaceId, callId }: { workspaceId: string; callId: 
         {(data) => (
           <>
             <p className="muted">
-              {data.call_sid ?? "No carrier id"} · started <Time iso={data.started_at} /> · {duration(data)}
+              {data.call_sid ?? "No carrier id"} · {data.direction} · started <Time iso={data.started_at} /> ·{" "}
+              {outcome(data)}
+              {duration(data)}
             </p>
+            {data.has_recording && <CallRecording workspaceId={workspaceId} callId={callId} />}
             {data.transcript.length === 0 ? (
               <p className="empty">Nothing was said on this call.</p>
             ) : (
@@ -129,5 +141,33 @@ function CallTranscript({ workspaceId, callId }: { workspaceId: string; callId: 
         )}
       </Loaded>
     </section>
+  );
+}
+
+/** The call's recording in an audio control; fetched with the session's credential and played from memory. */
+function CallRecording({ workspaceId, callId }: { workspaceId: string; callId: string }) {
+  const [source, setSource] = useState<string>();
+  const [problem, setProblem] = useState<string>();
+  useEffect(() => {
+    let url: string | undefined;
+    let cancelled = false;
+    getBlob(`workspaces/${workspaceId}/calls/${callId}/recording`).then(
+      (blob) => {
+        if (cancelled) return;
+        url = URL.createObjectURL(blob);
+        setSource(url);
+      },
+      (error: unknown) => !cancelled && setProblem(error instanceof Error ? error.message : String(error)),
+    );
+    return () => {
+      cancelled = true;
+      if (url) URL.revokeObjectURL(url);
+    };
+  }, [workspaceId, callId]);
+  if (problem) return <p className="error">The recording could not be loaded: {problem}</p>;
+  if (!source) return <p className="muted">Loading the recording…</p>;
+  return (
+    // biome-ignore lint/a11y/useMediaCaption: a phone call's transcript is shown right below it
+    <audio controls src={source} aria-label="Call recording" className="call-recording" />
   );
 }
