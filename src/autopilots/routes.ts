@@ -3,10 +3,10 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { actorOf } from "../api/access.ts";
+import { deleteRoute } from "../api/delete-route.ts";
 import { pageQuery } from "../api/pagination.ts";
 import { workspaceParams } from "../api/params.ts";
 import type { Db } from "../db/index.ts";
-import { noContent } from "../http/openapi.ts";
 import type { FireSettings } from "./fire.ts";
 import { fireNow, listRuns } from "./runs.ts";
 import {
@@ -109,17 +109,15 @@ export async function autopilotRoutes(app: FastifyInstance, options: AutopilotRo
       ),
   );
 
-  routes.delete(
+  deleteRoute(
+    app,
     "/autopilots/:autopilot_id",
     {
-      schema: {
-        tags,
-        summary: "Delete an autopilot (its creator or an admin) with its runs; its issues stay",
-        params: autopilotParams,
-        response: { 204: noContent },
-      },
+      tags,
+      summary: "Delete an autopilot (its creator or an admin) with its runs; its issues stay",
+      params: autopilotParams,
     },
-    async (request, reply) => {
+    async (request) => {
       await deleteAutopilot(
         db,
         request.params.ws_id,
@@ -127,7 +125,6 @@ export async function autopilotRoutes(app: FastifyInstance, options: AutopilotRo
         actorOf(request),
         request.membership.role,
       );
-      return reply.code(204).send();
     },
   );
 

@@ -3,7 +3,7 @@
 // its lease, the run it was handed); otherwise 409 and nothing changes. A report repeated after it applied is
 // answered as the first was.
 import type { Actor } from "../api/access.ts";
-import { type Db, databaseRefusal, isPostgres } from "../db/index.ts";
+import { type Db, databaseRefusal } from "../db/index.ts";
 import { holdWorkspace } from "../db/lock-order.ts";
 import type { RunnerClaimsTable, RunnersTable } from "../db/schema.ts";
 import { isId, now, timestampAt } from "../db/values.ts";
@@ -14,7 +14,7 @@ import { NO_TOKENS, type PriceTable } from "../usage/prices.ts";
 import { syncAgentStatus } from "../work/agent-work-status.ts";
 import type { ClaimedTask } from "../work/leases.ts";
 import { failTask, succeededTaskColumns } from "../work/outcomes.ts";
-import { enqueueTask, type TaskRow } from "../work/queue.ts";
+import { enqueueTask, lockTask, type TaskRow } from "../work/queue.ts";
 import { lastEventSeq, type RunEvent, storeRunEvents, streamRunEvents } from "../work/run-events.ts";
 import { announce } from "../work/signals.ts";
 import { closeCancelledRun } from "./held-tasks.ts";
@@ -209,12 +209,7 @@ export async function completeRunnerTask(
     await db.transaction().execute(async (trx) => {
       const before = found.held.task;
       if (!(await holdWorkspace(trx, before.workspace_id, { agentId: before.agent_id }))) throw new NotHeld();
-      const task = await trx
-        .selectFrom("tasks")
-        .selectAll()
-        .where("id", "=", taskId)
-        .$if(isPostgres(trx), (query) => query.forUpdate())
-        .executeTakeFirst();
+      const task = await lockTask(trx, taskId);
       if (task?.status !== "running" || task.lease_owner !== owner || task.run_id !== claim.run_id) {
         throw new NotHeld();
       }

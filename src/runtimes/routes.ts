@@ -4,10 +4,10 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { actorOf, refuseApiKeyCallers } from "../api/access.ts";
+import { deleteRoute } from "../api/delete-route.ts";
 import { pageQuery } from "../api/pagination.ts";
 import { workspaceParams } from "../api/params.ts";
 import type { Db } from "../db/index.ts";
-import { noContent } from "../http/openapi.ts";
 import { deleteRunner, listRunners, listRuntimes } from "./runners.ts";
 import {
   createdRunnerTokenSchema,
@@ -66,21 +66,18 @@ export async function runtimeRoutes(app: FastifyInstance, { db, recoverLeases }:
     async (request) => listRunnerTokens(db, request.params.ws_id, request.query),
   );
 
-  routes.delete(
+  deleteRoute(
+    app,
     "/runner-tokens/:token_id",
     {
+      tags,
+      summary: "Revoke a runner token (admin): its runner's next call is a 401",
+      params: runnerTokenParams,
       config: { role: "admin" },
       onRequest: refuseApiKeyCallers,
-      schema: {
-        tags,
-        summary: "Revoke a runner token (admin): its runner's next call is a 401",
-        params: runnerTokenParams,
-        response: { 204: noContent },
-      },
     },
-    async (request, reply) => {
+    async (request) => {
       await revokeRunnerToken(db, request.params.ws_id, request.params.token_id, actorOf(request));
-      return reply.code(204).send();
     },
   );
 
@@ -98,21 +95,18 @@ export async function runtimeRoutes(app: FastifyInstance, { db, recoverLeases }:
     async (request) => listRunners(db, request.params.ws_id, request.query),
   );
 
-  routes.delete(
+  deleteRoute(
+    app,
     "/runners/:runner_id",
     {
+      tags,
+      summary: "Delete a runner (admin): its runtimes go with it, its open tasks go back to the queue",
+      params: runnerParams,
       config: { role: "admin" },
-      schema: {
-        tags,
-        summary: "Delete a runner (admin): its runtimes go with it, its open tasks go back to the queue",
-        params: runnerParams,
-        response: { 204: noContent },
-      },
     },
-    async (request, reply) => {
+    async (request) => {
       await deleteRunner(db, request.params.ws_id, request.params.runner_id);
       await recoverLeases();
-      return reply.code(204).send();
     },
   );
 

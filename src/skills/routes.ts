@@ -2,11 +2,11 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { actorOf } from "../api/access.ts";
+import { deleteRoute } from "../api/delete-route.ts";
 import { pageQuery } from "../api/pagination.ts";
 import { workspaceParams } from "../api/params.ts";
 import type { Db } from "../db/index.ts";
 import { HttpError, ValidationError, validationIssue } from "../http/errors.ts";
-import { noContent } from "../http/openapi.ts";
 import { type SkillFolder, utf8Text } from "./folder.ts";
 import { folderFromJson, folderFromZip } from "./input.ts";
 import { MAX_ZIP_BYTES } from "./limits.ts";
@@ -75,20 +75,11 @@ export async function skillRoutes(app: FastifyInstance, { db }: { db: Db }): Pro
     },
   );
 
-  routes.delete(
+  deleteRoute(
+    app,
     "/skills/:skill_id",
-    {
-      schema: {
-        tags,
-        summary: "Delete a skill and take it off every agent (admin or the skill's creator)",
-        params: skillParams,
-        response: { 204: noContent },
-      },
-    },
-    async (request, reply) => {
-      await deleteSkill(db, request.membership, request.params.skill_id, actorOf(request));
-      return reply.code(204).send();
-    },
+    { tags, summary: "Delete a skill and take it off every agent (admin or the skill's creator)", params: skillParams },
+    (request) => deleteSkill(db, request.membership, request.params.skill_id, actorOf(request)),
   );
 
   routes.get(

@@ -2,7 +2,7 @@
 // lease: succeeded, failed (retried with backoff while attempts remain), waiting for approvals, stopped by a
 // cancellation, or handed back at shutdown. The agent's status follows in the same transaction.
 import type { ToolCallRecord } from "../agents/model.ts";
-import { type Db, isPostgres } from "../db/index.ts";
+import type { Db } from "../db/index.ts";
 import { holdWorkspace } from "../db/lock-order.ts";
 import { newId, now, timestampAt, toJson } from "../db/values.ts";
 import { appendEvent } from "../events/append.ts";
@@ -14,6 +14,7 @@ import { syncAgentStatus } from "./agent-work-status.ts";
 import { toApproval } from "./approvals.ts";
 import { type ClaimedTask, retryDelayMs } from "./leases.ts";
 import { ASK_HUMAN, type AskHumanInput, askQuestion, parseAskHuman, questionFor } from "./questions.ts";
+import { lockTask } from "./queue.ts";
 import { appendRunEvents, runErrorEvent, storeRunEvents } from "./run-events.ts";
 import type { Approval, Question } from "./schemas.ts";
 import { announce } from "./signals.ts";
@@ -82,12 +83,7 @@ const holdParents = (trx: Db, claimed: ClaimedTask) =>
 
 /** The task row, locked, if this process still holds it. */
 async function heldTask(trx: Db, claimed: ClaimedTask, owner: string) {
-  const task = await trx
-    .selectFrom("tasks")
-    .selectAll()
-    .where("id", "=", claimed.task.id)
-    .$if(isPostgres(trx), (query) => query.forUpdate())
-    .executeTakeFirst();
+  const task = await lockTask(trx, claimed.task.id);
   if (!task || task.status === "cancelled") return "cancelled" as const;
   if (task.status !== "running" || task.lease_owner !== owner) return "lost" as const;
   return task;
@@ -427,12 +423,7 @@ export async function askFromRunner(db: Db, taskId: string, input: AskHumanInput
       .executeTakeFirst();
     const gone = new Error("The task is no longer running: nothing was asked");
     if (!found || !(await holdWorkspace(trx, found.workspace_id, { agentId: found.agent_id }))) throw gone;
-    const task = await trx
-      .selectFrom("tasks")
-      .selectAll()
-      .where("id", "=", taskId)
-      .$if(isPostgres(trx), (query) => query.forUpdate())
-      .executeTakeFirst();
+    const task = await lockTask(trx, taskId);
     if (task?.status !== "running" || task.run_id === null) throw gone;
     const runId = task.run_id;
     const question = await askQuestion(trx, { task, runId, toolCallId: null }, input);

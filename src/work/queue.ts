@@ -22,6 +22,15 @@ export type TaskRow = Selectable<TasksTable>;
 /** The predicate of the one-open-task-per-agent-and-issue index, written out so both databases infer that index. */
 const OPEN_TASK = sql<boolean>`status in ('queued', 'running', 'waiting_approval', 'waiting_input')`;
 
+/** The task's row, locked until commit (PostgreSQL: the lock every writer of its state takes first). */
+export const lockTask = (trx: Db, taskId: string): Promise<TaskRow | undefined> =>
+  trx
+    .selectFrom("tasks")
+    .selectAll()
+    .where("id", "=", taskId)
+    .$if(isPostgres(trx), (query) => query.forUpdate())
+    .executeTakeFirst();
+
 export interface NewTask {
   workspaceId: string;
   agentId: string;

@@ -37,38 +37,29 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex("questions_task_idx").on("questions").columns(["task_id", "status"]).execute();
 
-  await db.schema.dropIndex("tasks_one_open_per_agent_issue").execute();
-  await db.schema
-    .createIndex("tasks_one_open_per_agent_issue")
-    .on("tasks")
-    .columns(["agent_id", "issue_id"])
-    .unique()
-    .where(OPEN)
-    .execute();
-  await db.schema.dropIndex("tasks_claim_order_idx").execute();
-  await db.schema
-    .createIndex("tasks_claim_order_idx")
-    .on("tasks")
-    .columns(["urgent desc", "created_at", "id"])
-    .where(CLAIMABLE)
-    .execute();
+  await rebuildTaskIndexes(db, OPEN, CLAIMABLE);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await db.schema.dropIndex("tasks_claim_order_idx").execute();
-  await db.schema
-    .createIndex("tasks_claim_order_idx")
-    .on("tasks")
-    .columns(["urgent desc", "created_at", "id"])
-    .where(CLAIMABLE_BEFORE)
-    .execute();
+  await rebuildTaskIndexes(db, OPEN_BEFORE, CLAIMABLE_BEFORE);
+  await db.schema.dropTable("questions").execute();
+}
+
+/** The two partial indexes on tasks whose conditions name the open statuses, made again with `open` and `claimable`. */
+async function rebuildTaskIndexes(db: Kysely<unknown>, open: typeof OPEN, claimable: typeof CLAIMABLE): Promise<void> {
   await db.schema.dropIndex("tasks_one_open_per_agent_issue").execute();
   await db.schema
     .createIndex("tasks_one_open_per_agent_issue")
     .on("tasks")
     .columns(["agent_id", "issue_id"])
     .unique()
-    .where(OPEN_BEFORE)
+    .where(open)
     .execute();
-  await db.schema.dropTable("questions").execute();
+  await db.schema.dropIndex("tasks_claim_order_idx").execute();
+  await db.schema
+    .createIndex("tasks_claim_order_idx")
+    .on("tasks")
+    .columns(["urgent desc", "created_at", "id"])
+    .where(claimable)
+    .execute();
 }

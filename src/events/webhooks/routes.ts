@@ -3,10 +3,10 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { actorOf, refuseApiKeyCallers } from "../../api/access.ts";
+import { deleteRoute } from "../../api/delete-route.ts";
 import { pageQuery } from "../../api/pagination.ts";
 import { workspaceParams } from "../../api/params.ts";
 import type { Db } from "../../db/index.ts";
-import { noContent } from "../../http/openapi.ts";
 import type { TargetPolicy } from "../../http/targets.ts";
 import {
   createWebhookBody,
@@ -105,20 +105,12 @@ export async function webhookRoutes(app: FastifyInstance, options: WebhookRouteO
       updateWebhook(db, request.params.ws_id, request.params.webhook_id, request.body, actorOf(request), policy),
   );
 
-  routes.delete(
+  deleteRoute(
+    app,
     "/webhooks/:webhook_id",
-    {
-      config: admin,
-      schema: {
-        tags,
-        summary: "Delete a webhook and its queued attempts",
-        params: webhookParams,
-        response: { 204: noContent },
-      },
-    },
-    async (request, reply) => {
+    { tags, summary: "Delete a webhook and its queued attempts", params: webhookParams, config: admin },
+    async (request) => {
       await deleteWebhook(db, request.params.ws_id, request.params.webhook_id, actorOf(request));
-      return reply.code(204).send();
     },
   );
 

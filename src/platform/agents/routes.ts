@@ -2,9 +2,9 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { actorOf } from "../../api/access.ts";
+import { deleteRoute } from "../../api/delete-route.ts";
 import { workspaceParams } from "../../api/params.ts";
 import type { Db } from "../../db/index.ts";
-import { noContent } from "../../http/openapi.ts";
 import type { AgentChecks } from "./checks.ts";
 import { agentListQuery, agentParams, agentSchema, createAgentBody, updateAgentBody } from "./schemas.ts";
 import { createAgent, deleteAgent, getAgent, listAgents, showAgent, showAgents, updateAgent } from "./service.ts";
@@ -85,19 +85,10 @@ export async function agentRoutes(
       ),
   );
 
-  routes.delete(
+  deleteRoute(
+    app,
     "/agents/:agent_id",
-    {
-      schema: {
-        tags,
-        summary: "Delete an agent (admin or the agent's owner)",
-        params: agentParams,
-        response: { 204: noContent },
-      },
-    },
-    async (request, reply) => {
-      await deleteAgent(db, request.membership, request.params.agent_id, actorOf(request));
-      return reply.code(204).send();
-    },
+    { tags, summary: "Delete an agent (admin or the agent's owner)", params: agentParams },
+    (request) => deleteAgent(db, request.membership, request.params.agent_id, actorOf(request)),
   );
 }

@@ -2,10 +2,10 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { actorOf, refuseApiKeyCallers } from "../../api/access.ts";
+import { deleteRoute } from "../../api/delete-route.ts";
 import { pageQuery } from "../../api/pagination.ts";
 import { workspaceParams } from "../../api/params.ts";
 import type { Db } from "../../db/index.ts";
-import { noContent } from "../../http/openapi.ts";
 import { apiKeyParams, apiKeySchema, createApiKeyBody, createdApiKeySchema } from "./schemas.ts";
 import { createApiKey, listApiKeys, revokeApiKey } from "./service.ts";
 
@@ -46,20 +46,15 @@ export async function apiKeyRoutes(app: FastifyInstance, { db }: { db: Db }): Pr
     async (request) => listApiKeys(db, request.params.ws_id, request.query),
   );
 
-  routes.delete(
+  deleteRoute(
+    app,
     "/api-keys/:key_id",
     {
+      tags,
+      summary: "Revoke an API key (admin, or its creator)",
+      params: apiKeyParams,
       onRequest: refuseApiKeyCallers,
-      schema: {
-        tags,
-        summary: "Revoke an API key (admin, or its creator)",
-        params: apiKeyParams,
-        response: { 204: noContent },
-      },
     },
-    async (request, reply) => {
-      await revokeApiKey(db, request.membership, request.params.key_id, actorOf(request));
-      return reply.code(204).send();
-    },
+    (request) => revokeApiKey(db, request.membership, request.params.key_id, actorOf(request)),
   );
 }

@@ -2,9 +2,9 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { actorOf } from "../../api/access.ts";
+import { deleteRoute } from "../../api/delete-route.ts";
 import { pageQuery } from "../../api/pagination.ts";
 import type { Db } from "../../db/index.ts";
-import { noContent } from "../../http/openapi.ts";
 import { issueParams } from "../issues/schemas.ts";
 import { commentParams, commentSchema, createCommentBody, updateCommentBody } from "./schemas.ts";
 import { addComment, deleteComment, listComments, updateComment } from "./service.ts";
@@ -71,20 +71,13 @@ export async function commentRoutes(app: FastifyInstance, { db }: { db: Db }): P
     },
   );
 
-  routes.delete(
+  deleteRoute(
+    app,
     "/issues/:issue_id/comments/:comment_id",
-    {
-      schema: {
-        tags,
-        summary: "Delete a comment and its replies (author or admin)",
-        params: commentParams,
-        response: { 204: noContent },
-      },
-    },
-    async (request, reply) => {
+    { tags, summary: "Delete a comment and its replies (author or admin)", params: commentParams },
+    async (request) => {
       const { ws_id, issue_id, comment_id } = request.params;
       await deleteComment(db, ws_id, issue_id, comment_id, actorOf(request), request.membership.role);
-      return reply.code(204).send();
     },
   );
 }

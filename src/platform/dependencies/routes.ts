@@ -2,9 +2,9 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { actorOf } from "../../api/access.ts";
+import { deleteRoute } from "../../api/delete-route.ts";
 import { pageQuery } from "../../api/pagination.ts";
 import type { Db } from "../../db/index.ts";
-import { noContent } from "../../http/openapi.ts";
 import { issueParams } from "../issues/schemas.ts";
 import { createDependencyBody, dependencyParams, dependencySchema } from "./schemas.ts";
 import { createDependency, deleteDependency, listDependencies } from "./service.ts";
@@ -48,20 +48,13 @@ export async function dependencyRoutes(app: FastifyInstance, { db }: { db: Db })
     async (request) => listDependencies(db, request.params.ws_id, request.params.issue_id, request.query),
   );
 
-  routes.delete(
+  deleteRoute(
+    app,
     "/issues/:issue_id/dependencies/:dependency_id",
-    {
-      schema: {
-        tags,
-        summary: "Remove a dependency (admin, or the creator of both issues)",
-        params: dependencyParams,
-        response: { 204: noContent },
-      },
-    },
-    async (request, reply) => {
+    { tags, summary: "Remove a dependency (admin, or the creator of both issues)", params: dependencyParams },
+    async (request) => {
       const { ws_id, issue_id, dependency_id } = request.params;
       await deleteDependency(db, ws_id, issue_id, dependency_id, actorOf(request), request.membership.role);
-      return reply.code(204).send();
     },
   );
 }

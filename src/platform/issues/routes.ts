@@ -2,9 +2,9 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { actorOf } from "../../api/access.ts";
+import { deleteRoute } from "../../api/delete-route.ts";
 import { workspaceParams } from "../../api/params.ts";
 import type { Db, SqlDialect } from "../../db/index.ts";
-import { noContent } from "../../http/openapi.ts";
 import { listIssuesJson } from "./list.ts";
 import { SharedPageBuilds } from "./page-builds.ts";
 import { IssuePageCache } from "./page-cache.ts";
@@ -78,19 +78,16 @@ export async function issueRoutes(
     async (request) => updateIssue(db, request.params.ws_id, request.params.issue_id, request.body, actorOf(request)),
   );
 
-  routes.delete(
+  deleteRoute(
+    app,
     "/issues/:issue_id",
     {
-      schema: {
-        tags,
-        summary: "Delete an issue with its comments, label links and dependencies (admin or creator)",
-        params: issueParams,
-        response: { 204: noContent },
-      },
+      tags,
+      summary: "Delete an issue with its comments, label links and dependencies (admin or creator)",
+      params: issueParams,
     },
-    async (request, reply) => {
+    async (request) => {
       await deleteIssue(db, request.params.ws_id, request.params.issue_id, actorOf(request), request.membership.role);
-      return reply.code(204).send();
     },
   );
 }

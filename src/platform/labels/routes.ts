@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { actorOf } from "../../api/access.ts";
+import { deleteRoute } from "../../api/delete-route.ts";
 import { pageQuery } from "../../api/pagination.ts";
 import { workspaceParams } from "../../api/params.ts";
 import type { Db } from "../../db/index.ts";
@@ -75,20 +76,17 @@ export async function labelRoutes(app: FastifyInstance, { db }: { db: Db }): Pro
     async (request) => updateLabel(db, request.params.ws_id, request.params.label_id, request.body, actorOf(request)),
   );
 
-  routes.delete(
+  deleteRoute(
+    app,
     "/labels/:label_id",
     {
+      tags,
+      summary: "Delete a label and unlink it from every issue (admin)",
+      params: labelParams,
       config: { role: "admin" },
-      schema: {
-        tags,
-        summary: "Delete a label and unlink it from every issue (admin)",
-        params: labelParams,
-        response: { 204: noContent },
-      },
     },
-    async (request, reply) => {
+    async (request) => {
       await deleteLabel(db, request.params.ws_id, request.params.label_id, actorOf(request));
-      return reply.code(204).send();
     },
   );
 
@@ -123,20 +121,13 @@ export async function labelRoutes(app: FastifyInstance, { db }: { db: Db }): Pro
     },
   );
 
-  routes.delete(
+  deleteRoute(
+    app,
     "/issues/:issue_id/labels/:label_id",
-    {
-      schema: {
-        tags,
-        summary: "Take a label off an issue (idempotent)",
-        params: issueLabelParams,
-        response: { 204: noContent },
-      },
-    },
-    async (request, reply) => {
+    { tags, summary: "Take a label off an issue (idempotent)", params: issueLabelParams },
+    async (request) => {
       const { ws_id, issue_id, label_id } = request.params;
       await unlinkLabel(db, ws_id, issue_id, label_id, actorOf(request));
-      return reply.code(204).send();
     },
   );
 }

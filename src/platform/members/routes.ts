@@ -2,10 +2,10 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { actorOf, refuseApiKeyCallers } from "../../api/access.ts";
+import { deleteRoute } from "../../api/delete-route.ts";
 import { pageQuery } from "../../api/pagination.ts";
 import { workspaceParams } from "../../api/params.ts";
 import type { Db } from "../../db/index.ts";
-import { noContent } from "../../http/openapi.ts";
 import { addMemberBody, memberParams, memberSchema, updateMemberBody } from "./schemas.ts";
 import { addMember, changeRole, listMembers, removeMember } from "./service.ts";
 
@@ -62,20 +62,15 @@ export async function memberRoutes(app: FastifyInstance, { db }: { db: Db }): Pr
     async (request) => changeRole(db, request.membership, request.params.user_id, request.body.role, actorOf(request)),
   );
 
-  routes.delete(
+  deleteRoute(
+    app,
     "/members/:user_id",
     {
+      tags,
+      summary: "Remove a member (admin), or leave (yourself)",
+      params: memberParams,
       onRequest: refuseApiKeyCallers,
-      schema: {
-        tags,
-        summary: "Remove a member (admin), or leave (yourself)",
-        params: memberParams,
-        response: { 204: noContent },
-      },
     },
-    async (request, reply) => {
-      await removeMember(db, request.membership, request.params.user_id, actorOf(request));
-      return reply.code(204).send();
-    },
+    (request) => removeMember(db, request.membership, request.params.user_id, actorOf(request)),
   );
 }

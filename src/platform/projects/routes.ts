@@ -2,10 +2,10 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { actorOf } from "../../api/access.ts";
+import { deleteRoute } from "../../api/delete-route.ts";
 import { pageQuery } from "../../api/pagination.ts";
 import { workspaceParams } from "../../api/params.ts";
 import type { Db } from "../../db/index.ts";
-import { noContent } from "../../http/openapi.ts";
 import { createProjectBody, projectParams, projectSchema, projectStatsSchema, updateProjectBody } from "./schemas.ts";
 import { createProject, deleteProject, getProject, listProjects, projectStats, updateProject } from "./service.ts";
 
@@ -85,17 +85,15 @@ export async function projectRoutes(app: FastifyInstance, { db }: { db: Db }): P
       ),
   );
 
-  routes.delete(
+  deleteRoute(
+    app,
     "/projects/:project_id",
     {
-      schema: {
-        tags,
-        summary: "Delete a project; its issues stay, without a project (admin, lead or creator)",
-        params: projectParams,
-        response: { 204: noContent },
-      },
+      tags,
+      summary: "Delete a project; its issues stay, without a project (admin, lead or creator)",
+      params: projectParams,
     },
-    async (request, reply) => {
+    async (request) => {
       await deleteProject(
         db,
         request.params.ws_id,
@@ -103,7 +101,6 @@ export async function projectRoutes(app: FastifyInstance, { db }: { db: Db }): P
         actorOf(request),
         request.membership.role,
       );
-      return reply.code(204).send();
     },
   );
 }

@@ -2,11 +2,11 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { actorOf, refuseApiKeyCallers } from "../../api/access.ts";
+import { deleteRoute } from "../../api/delete-route.ts";
 import { pageQuery } from "../../api/pagination.ts";
 import { workspaceParams } from "../../api/params.ts";
 import { boundWorkspace } from "../../auth/principal.ts";
 import type { Db } from "../../db/index.ts";
-import { noContent } from "../../http/openapi.ts";
 import { createWorkspaceBody, updateWorkspaceBody, workspaceSchema } from "./schemas.ts";
 import { createWorkspace, deleteWorkspace, getWorkspace, listWorkspaces, updateWorkspace } from "./service.ts";
 
@@ -69,21 +69,18 @@ export async function workspaceRoutes(app: FastifyInstance, { db }: { db: Db }):
     async (request) => updateWorkspace(db, request.params.ws_id, request.body, actorOf(request)),
   );
 
-  routes.delete(
+  deleteRoute(
+    app,
     "/",
     {
+      tags,
+      summary: "Delete a workspace and everything in it (owner)",
+      params: workspaceParams,
       config: { role: "owner" },
       onRequest: refuseApiKeyCallers,
-      schema: {
-        tags,
-        summary: "Delete a workspace and everything in it (owner)",
-        params: workspaceParams,
-        response: { 204: noContent },
-      },
     },
-    async (request, reply) => {
+    async (request) => {
       await deleteWorkspace(db, request.params.ws_id);
-      return reply.code(204).send();
     },
   );
 }
