@@ -60,7 +60,8 @@ export class PhoneAgent {
     const trail = new IssueTrail();
     return {
       instructions: setup.system,
-      tools: setup.tools.map((tool) => trail.watch(tool)),
+      // The person is on the line: the model asks them in its reply, not through a question (ask_human) left on the board.
+      tools: setup.tools.filter((tool) => tool.name !== "ask_human").map((tool) => trail.watch(tool)),
       context,
       fileCall: (transcript, number, outbound = false) =>
         this.fileCall(
