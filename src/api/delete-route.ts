@@ -21,18 +21,16 @@ export function deleteRoute<Params extends z.ZodType>(
   remove: (request: FastifyRequest<{ Params: z.output<Params> }>) => Promise<unknown>,
 ): void {
   const { onRequest, config, tags, summary, params } = options;
-  app
-    .withTypeProvider<ZodTypeProvider>()
-    .delete(
-      path,
-      {
-        ...(config && { config }),
-        ...(onRequest && { onRequest }),
-        schema: { tags, summary, params, response: { 204: noContent } },
-      },
-      async (request, reply) => {
-        await remove(request as FastifyRequest<{ Params: z.output<Params> }>);
-        return reply.code(204).send();
-      },
-    );
+  app.withTypeProvider<ZodTypeProvider>().delete(
+    path,
+    {
+      ...(config && { config }),
+      ...(onRequest && { onRequest }),
+      schema: { tags, summary, params, response: { 204: noContent } },
+    },
+    async (request, reply) => {
+      await remove(request as FastifyRequest<{ Params: z.output<Params> }>);
+      return reply.code(204).send();
+    },
+  );
 }
