@@ -32,7 +32,7 @@ try {
         name: "Reviewer",
         model: "openai/demo-model",
         instructions: "Review changes and file follow-ups.",
-        runtime_config: { approval_required: ["create_issue"] },
+        runtime_config: { approval_required: ["create_issue"], price: { input: 3, output: 15 } },
       },
       as,
     )
@@ -97,6 +97,13 @@ try {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 
+  // Grace names Ada in a comment: a mention in Ada's inbox, next to the approval that waits for her.
+  await api.post(
+    `workspaces/${ws}/issues/${reviewed.id}/comments`,
+    { content: "@Ada-Lovelace the follow-up needs your approval before the release." },
+    { token: grace.token },
+  );
+
   for (const scheme of ["light", "dark"] as const) {
     const browser = await launchBrowser({ colorScheme: scheme });
     const page = await browser.newPage();
@@ -123,6 +130,15 @@ try {
       await page.goto(`${t.url}/w/${ws}/approvals`);
       await page.getByRole("button", { name: "Approve" }).waitFor();
       await page.screenshot({ path: `${out}approvals.png` });
+      await page.goto(`${t.url}/w/${ws}/inbox`);
+      await page
+        .getByText(/needs your approval before the release/)
+        .first()
+        .waitFor();
+      await page.screenshot({ path: `${out}inbox.png` });
+      await page.goto(`${t.url}/w/${ws}/settings/usage`);
+      await page.getByRole("img", { name: "Cost by day" }).waitFor();
+      await page.screenshot({ path: `${out}usage.png`, fullPage: true });
       await page.goto(`${t.url}/w/${ws}/settings`);
       await page.getByRole("heading", { name: "Members" }).waitFor();
       await page.screenshot({ path: `${out}settings.png` });
