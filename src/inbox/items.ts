@@ -12,7 +12,10 @@ import type { InboxItemsTable } from "../db/schema.ts";
 import { sendSignal, signalLocally } from "../db/signals.ts";
 import { newId, now } from "../db/values.ts";
 
-/** The channel of new items; the payload is `<user id>:<item id>`. */
+/**
+ * The channel of a person's inbox changes: `<user id>:<item id>` for a new item, `<user id>:read:<workspace id>` when
+ * some of their items in that workspace were read (by them in another tab, or for everyone by a decision).
+ */
 export const INBOX_CHANNEL = "inbox_items";
 
 const TITLE_CHARS = 300;
@@ -76,7 +79,10 @@ export async function addInboxItems(trx: Db, notice: InboxNotice, recipients: Re
     users.map((userId) => ({ userId, workspaceId: notice.workspaceId, by: 1 })),
   );
   await trx.insertInto("inbox_items").values(rows).execute();
-  await announce(trx, rows);
+  await announce(
+    trx,
+    rows.map((row) => `${row.user_id}:${row.id}`),
+  );
   return rows.length;
 }
 
@@ -148,11 +154,23 @@ export async function changeUnread(trx: Db, changes: UnreadChange[]): Promise<vo
         .doUpdateSet((eb) => ({ unread: eb("inbox_unread.unread", "+", eb.ref("excluded.unread")) })),
     )
     .execute();
+  await announceRead(
+    trx,
+    changes.filter((change) => change.by < 0),
+  );
+}
+
+/** Tells the streams of each person in `keys` that some of their items in that workspace were read. */
+export function announceRead(trx: Db, keys: Array<{ userId: string; workspaceId: string }>): Promise<void> {
+  return announce(
+    trx,
+    keys.map((key) => `${key.userId}:read:${key.workspaceId}`),
+  );
 }
 
 /** Tells every process's streams, once (and only if) `trx` commits. */
-async function announce(trx: Db, rows: InboxItemsTable[]): Promise<void> {
-  const payloads = rows.map((row) => `${row.user_id}:${row.id}`);
+async function announce(trx: Db, payloads: string[]): Promise<void> {
+  if (payloads.length === 0) return;
   if (!isPostgres(trx)) {
     for (const payload of payloads) signalLocally(INBOX_CHANNEL, payload);
     return;

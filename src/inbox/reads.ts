@@ -6,7 +6,7 @@ import type { Db } from "../db/index.ts";
 import type { InboxItemsTable } from "../db/schema.ts";
 import { isId, now } from "../db/values.ts";
 import { forbidden, notFound } from "../http/errors.ts";
-import { changeUnread, lockUnread } from "./items.ts";
+import { announceRead, changeUnread, lockUnread } from "./items.ts";
 
 /** Whose inbox, and the one workspace an API key confines it to. */
 export interface InboxOwner {
@@ -161,6 +161,7 @@ export async function readAll(db: Db, owner: InboxOwner, workspaceId?: string): 
       .where("user_id", "=", owner.userId)
       .where("workspace_id", "in", workspaces)
       .execute();
+    if (read.numUpdatedRows > 0n) await announceRead(trx, keys);
     return Number(read.numUpdatedRows);
   });
 }

@@ -1,7 +1,8 @@
 // The inbox stream: `inbox.item` frames, each only to its person's streams. A signal (items.ts; every process hears
 // it, PostgreSQL at commit) names the person and the item; the process holding that person's streams reads the item
 // from the table, still only while they are a member of its workspace, and writes it to each of their streams (a
-// stream opened with an API key hears only the key's workspace).
+// stream opened with an API key hears only the key's workspace). Items read (in another tab, or for everyone by a
+// decision) send `inbox.read` with their workspace, so every open view asks its count again.
 import { Coalescer } from "../db/coalesce.ts";
 import type { Db } from "../db/index.ts";
 import type { Signals } from "../db/signals.ts";
@@ -22,6 +23,9 @@ export interface InboxViewer {
 }
 
 export const inboxFrame = (item: InboxItem): string => sseFrame({ event: "inbox.item", data: JSON.stringify(item) });
+const readFrame = (workspaceId: string): string =>
+  sseFrame({ event: "inbox.read", data: JSON.stringify({ workspace_id: workspaceId }) });
+const READ_PREFIX = "read:";
 
 export class InboxStreamHub {
   private readonly feeds = new Map<string, PersonFeed>();
@@ -38,7 +42,11 @@ export class InboxStreamHub {
     this.keepAlives = new KeepAlives(keepAliveMs, ": keepalive\n\n");
     this.stopSignals = signals.on(INBOX_CHANNEL, (payload) => {
       const colon = payload.indexOf(":");
-      if (colon > 0) this.feeds.get(payload.slice(0, colon))?.hint(payload.slice(colon + 1));
+      if (colon <= 0) return;
+      const feed = this.feeds.get(payload.slice(0, colon));
+      const rest = payload.slice(colon + 1);
+      if (rest.startsWith(READ_PREFIX)) feed?.read(rest.slice(READ_PREFIX.length));
+      else feed?.hint(rest);
     });
     signals.onResync(() => {
       for (const feed of this.feeds.values()) feed.resync();
@@ -115,6 +123,14 @@ class PersonFeed {
   hint(itemId: string): void {
     this.pending.add(itemId);
     this.reads.run();
+  }
+
+  /** Some of the person's items in `workspaceId` were read: their views ask again. Nothing to read from the table. */
+  read(workspaceId: string): void {
+    const frame = readFrame(workspaceId);
+    for (const [sink, viewer] of this.streams) {
+      if (viewer.boundWorkspaceId === undefined || viewer.boundWorkspaceId === workspaceId) sink.send(frame);
+    }
   }
 
   /** Signals may have been missed: the recent items are read again (those already sent are skipped). */

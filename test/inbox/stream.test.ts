@@ -113,6 +113,38 @@ describe.each(testDialects)("the inbox stream (%s)", (dialect) => {
     expect(stream.events).toHaveLength(1);
   });
 
+  it("items read in one place tell the person's other streams (inbox.read), of that workspace only", async () => {
+    const { boss, ada, ws, comment } = await team();
+    const elsewhere = (await t.api.post("workspaces/", { name: "Elsewhere" }, { token: boss.token })).body.id;
+    await t.api.post(`workspaces/${elsewhere}/members`, { user_id: ada.user.id }, { token: boss.token });
+    const otherIssue = await createIssue(t.api, elsewhere, boss.token);
+    const key = (await t.api.post(`workspaces/${elsewhere}/api-keys`, { name: "feed" }, { token: boss.token })).body;
+    const everywhere = await open("", bearer(boss));
+    const elsewhereOnly = await open("", { "x-api-key": key.key });
+
+    await comment("@boss one", ada);
+    await comment("@boss two", ada);
+    await everywhere.waitForEvents(2);
+    const [newest] = (await t.api.get(`me/inbox?workspace_id=${ws}`, { token: boss.token })).body;
+    expect((await t.api.post(`me/inbox/${newest.id}/read`, {}, { token: boss.token })).status).toBe(200);
+    await everywhere.waitForEvents(3);
+    expect(everywhere.events[2]!.event).toBe("inbox.read");
+    expect(everywhere.data[2]).toEqual({ workspace_id: ws });
+    expect((await t.api.post(`me/inbox/read-all?workspace_id=${ws}`, {}, { token: boss.token })).status).toBe(200);
+    await everywhere.waitForEvents(4);
+    expect(everywhere.events[3]!.event).toBe("inbox.read");
+    expect((await t.api.get("me/inbox/count", { token: boss.token })).body.unread).toBe(0);
+
+    // The key's stream heard none of that: its first frame is its own workspace's next item.
+    await t.api.post(
+      `workspaces/${elsewhere}/issues/${otherIssue.id}/comments`,
+      { content: "@boss there" },
+      { token: ada.token },
+    );
+    await elsewhereOnly.waitForEvents(1);
+    expect(elsewhereOnly.events.map((frame) => frame.event)).toEqual(["inbox.item"]);
+  });
+
   it("counts against the per-user cap on open streams", async () => {
     const { grace } = await team();
     const streams = [await open("", bearer(grace)), await open("", bearer(grace)), await open("", bearer(grace))];

@@ -1,6 +1,6 @@
 // The Inbox in a real browser against a real server: the nav link "Inbox" carries the unread count, live; the page
-// lists the person's items newest first with links to their issues, Mark read and Mark all read; a failed load is
-// answered by Retry; and it fits a phone. (SQLite: what is tested here is the page.)
+// lists the person's items newest first with links to their issues, Mark read and Mark all read (another tab's count
+// follows); a failed load is answered by Retry; and it fits a phone. (SQLite: what is tested here is the page.)
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient, registerUser, startTestApp, type TestApp, type TestUser } from "../helpers/app.ts";
@@ -94,6 +94,21 @@ describe("the inbox in the browser", () => {
     await expect.poll(() => inboxLink().textContent()).toBe("Inbox");
   });
 
+  it("an item read in another tab leaves this tab's count too", async () => {
+    await mention("@Ada-Lovelace from the other tab");
+    await expect.poll(() => inboxLink().textContent()).toBe("Inbox1 unread");
+    const other = await browser.newPage();
+    try {
+      await other.goto(`${t.url}/w/${ws}/inbox`);
+      const newest = other.getByRole("main").getByRole("listitem").first();
+      await newest.getByText("from the other tab").waitFor();
+      await newest.getByRole("button", { name: /^Mark read/ }).click();
+      await expect.poll(() => inboxLink().textContent()).toBe("Inbox");
+    } finally {
+      await other.close();
+    }
+  });
+
   it("a failed load says so, and Retry loads the inbox", async () => {
     await page.route("**/api/v1/me/inbox?**", (route) =>
       route.fulfill({ status: 503, contentType: "application/json", body: '{"detail":"Try again later"}' }),
@@ -103,7 +118,7 @@ describe("the inbox in the browser", () => {
     await alert.getByText("Could not load your inbox: Try again later").waitFor();
     await page.unroute("**/api/v1/me/inbox?**");
     await alert.getByRole("button", { name: "Retry" }).click();
-    await expect.poll(() => items().count()).toBe(3);
+    await expect.poll(() => items().count()).toBe(4);
     expect(browser.problems.filter((problem) => !/status of (4\d\d|503)/.test(problem))).toEqual([]);
   });
 
@@ -111,7 +126,7 @@ describe("the inbox in the browser", () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await mention(`@Ada-Lovelace ${"a-very-long-word-without-spaces-".repeat(8)}`);
     await page.goto(`${t.url}/w/${ws}/inbox`);
-    await expect.poll(() => items().count()).toBe(4);
+    await expect.poll(() => items().count()).toBe(5);
     const extra = await page.evaluate(
       () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
     );

@@ -1,11 +1,15 @@
 // The signed-in person's inbox, live: one stream per tab (a ticket from POST me/inbox/tickets, then EventSource on
 // me/inbox/stream?ticket=…; a dropped stream gets a new ticket), and the unread count every view shares, asked again
-// when an item arrives, when the stream (re)opens and when this tab reads items.
+// when an item arrives, when the stream (re)opens, when this tab reads items and when items are read elsewhere (another
+// tab, or a decision that reads them for everyone: `inbox.read`).
 import { useEffect, useRef, useSyncExternalStore } from "react";
 import { api, getSession } from "./api.ts";
 import type { InboxItem } from "./api-types.ts";
 
-/** An item, or null when the stream (re)opened: what came meanwhile is in a fresh read of the list. */
+/**
+ * An item, or null when the list should be read again: the stream (re)opened (what came meanwhile is in a fresh
+ * read), or items were read elsewhere.
+ */
 type Handler = (item: InboxItem | null) => void;
 
 const handlers = new Set<Handler>();
@@ -33,6 +37,9 @@ function open(): void {
       stream.addEventListener("inbox.item", (frame) => {
         const item = JSON.parse((frame as MessageEvent<string>).data) as InboxItem;
         for (const handler of handlers) handler(item);
+      });
+      stream.addEventListener("inbox.read", () => {
+        for (const handler of handlers) handler(null);
       });
       stream.onopen = () => {
         for (const handler of handlers) handler(null);
