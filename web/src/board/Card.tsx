@@ -1,16 +1,19 @@
 // One card: a link named by the issue's identifier and title, its priority, labels, due date, assignee and work
-// state, and the Move menu. Dragged as a whole to another column.
+// state, and the Move menu. Dragged as a whole to another column. Kept to few elements (a grid, no wrappers): the
+// board renders a thousand of them at once.
 import { memo } from "react";
 import { type Issue, type IssueStatus, priorityTitle } from "../api-types.ts";
 import { MoveMenu } from "../components/MoveMenu.tsx";
 import { DateOnly } from "../components/Time.tsx";
-import { Link } from "../router.tsx";
 import { actorName, type WorkspaceData } from "../workspace.tsx";
 import type { WorkState } from "./work-states.ts";
 
 export const ISSUE_DRAG_TYPE = "application/x-issue-id";
 
-/** Memoised: a change to one issue re-renders one card, not the thousand beside it. */
+/**
+ * Memoised: a change to one issue re-renders one card, not the thousand beside it. Its link, Move button and drag are
+ * handled by the columns (cardEvents in Columns.tsx): a card carries attributes only, no handlers of its own.
+ */
 export const Card = memo(function Card(props: {
   issue: Issue;
   ws: WorkspaceData;
@@ -24,20 +27,12 @@ export const Card = memo(function Card(props: {
   const linkId = `card-${issue.id}`;
   const moveId = `move-${issue.id}`;
   return (
-    <article
-      className="issue-card"
-      aria-labelledby={linkId}
-      data-issue-id={issue.id}
-      draggable
-      onDragStart={(event) => {
-        event.dataTransfer.setData(ISSUE_DRAG_TYPE, issue.id);
-        event.dataTransfer.effectAllowed = "move";
-      }}
-    >
-      <Link to={`/w/${ws.id}/issues/${issue.id}`} id={linkId} className="card-link" draggable={false}>
+    <article className="issue-card" aria-labelledby={linkId} data-issue-id={issue.id} draggable>
+      <a href={`/w/${ws.id}/issues/${issue.id}`} id={linkId} className="card-link" draggable={false}>
         <span className="identifier">{issue.identifier}</span> <span className="title">{issue.title}</span>
-      </Link>
-      <div className="card-foot">
+      </a>
+      {/* No empty box when there is nothing to say: a thousand cards, a thousand elements fewer. */}
+      {(work || issue.priority !== "none" || issue.label_ids.length > 0 || issue.due_date || issue.assignee_id) && (
         <span className="meta">
           {work && <span className={`work-state w-${work.status}`}>{work.text}</span>}
           {issue.priority !== "none" && (
@@ -51,34 +46,28 @@ export const Card = memo(function Card(props: {
           )}
           {issue.assignee_id && <Assignee issue={issue} ws={ws} />}
         </span>
-        {/* biome-ignore lint/a11y/useSemanticElements: a <button> on each of a thousand cards costs ~100 ms more to
-            insert (Chromium's bookkeeping of form controls, measured with bench/web.ts); this acts as one. */}
-        <span
-          role="button"
-          tabIndex={0}
-          id={moveId}
-          className="move"
-          aria-haspopup="menu"
-          aria-expanded={moving}
-          aria-describedby={linkId}
-          onClick={() => props.onMoving(moving ? null : issue.id)}
-          onKeyDown={(event) => {
-            if (!["Enter", " ", "ArrowDown", "ArrowUp"].includes(event.key)) return;
-            event.preventDefault();
-            props.onMoving(event.key === "Enter" || event.key === " " ? (moving ? null : issue.id) : issue.id);
-          }}
-        >
-          Move
-        </span>
-        {moving && (
-          <MoveMenu
-            anchorId={moveId}
-            current={issue.status}
-            onMove={(status) => props.onMove(issue.id, status, true)}
-            onClose={() => props.onMoving(null)}
-          />
-        )}
-      </div>
+      )}
+      {/* biome-ignore lint/a11y/useSemanticElements: a <button> on each of a thousand cards costs ~100 ms more to
+          insert (Chromium's bookkeeping of form controls, measured with bench/web.ts); this acts as one. */}
+      <span
+        role="button"
+        tabIndex={0}
+        id={moveId}
+        className="move"
+        aria-haspopup="menu"
+        aria-expanded={moving}
+        aria-describedby={linkId}
+      >
+        Move
+      </span>
+      {moving && (
+        <MoveMenu
+          anchorId={moveId}
+          current={issue.status}
+          onMove={(status) => props.onMove(issue.id, status, true)}
+          onClose={() => props.onMoving(null)}
+        />
+      )}
     </article>
   );
 });

@@ -1,6 +1,8 @@
-// The board view: one region per status, cards dropped on a column move there.
-import { useMemo, useState } from "react";
+// The board view: one region per status, cards dropped on a column move there. The cards' own events (following
+// their link, their Move button, dragging them) are handled here, once for all of them.
+import { type DragEvent, type KeyboardEvent, type MouseEvent, useMemo, useState } from "react";
 import { type Issue, type IssueStatus, STATUSES } from "../api-types.ts";
+import { navigate } from "../router.tsx";
 import type { WorkspaceData } from "../workspace.tsx";
 import { Card, ISSUE_DRAG_TYPE } from "./Card.tsx";
 import type { WorkState } from "./work-states.ts";
@@ -18,8 +20,9 @@ export function Columns(props: {
     for (const issue of props.issues) groups.get(issue.status)?.push(issue);
     return groups;
   }, [props.issues]);
+  const events = cardEvents(moving, setMoving);
   return (
-    <div className="columns">
+    <div className="columns" {...events}>
       {STATUSES.map(([status, title]) => {
         const cards = byStatus.get(status) ?? [];
         return (
@@ -62,4 +65,43 @@ export function Columns(props: {
       })}
     </div>
   );
+}
+
+/** The card (its issue id) an event happened in, and the element it hit. */
+function cardOf(event: { target: EventTarget }): { issueId: string; hit: HTMLElement } | null {
+  const hit = event.target as HTMLElement;
+  const card = hit.closest?.<HTMLElement>("article[data-issue-id]");
+  return card ? { issueId: card.dataset.issueId!, hit } : null;
+}
+
+const onMoveButton = (hit: HTMLElement) => hit.closest(".move") !== null;
+
+function cardEvents(moving: string | null, setMoving: (issueId: string | null) => void) {
+  return {
+    onClick(event: MouseEvent<HTMLElement>) {
+      const card = cardOf(event);
+      if (!card) return;
+      if (onMoveButton(card.hit)) {
+        setMoving(moving === card.issueId ? null : card.issueId);
+        return;
+      }
+      const link = card.hit.closest<HTMLAnchorElement>("a.card-link");
+      if (!link || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+      event.preventDefault();
+      navigate(link.getAttribute("href")!);
+    },
+    onKeyDown(event: KeyboardEvent<HTMLElement>) {
+      const card = cardOf(event);
+      if (!card || !onMoveButton(card.hit) || !["Enter", " ", "ArrowDown", "ArrowUp"].includes(event.key)) return;
+      event.preventDefault();
+      const toggles = event.key === "Enter" || event.key === " ";
+      setMoving(toggles && moving === card.issueId ? null : card.issueId);
+    },
+    onDragStart(event: DragEvent<HTMLElement>) {
+      const card = cardOf(event);
+      if (!card) return;
+      event.dataTransfer.setData(ISSUE_DRAG_TYPE, card.issueId);
+      event.dataTransfer.effectAllowed = "move";
+    },
+  };
 }
