@@ -3,60 +3,18 @@
 // Each call owns all of its state, so concurrent calls cannot see each other.
 import type { FastifyBaseLogger } from "fastify";
 import type { WebSocket } from "ws";
-import type { TransferTarget } from "../config.ts";
-import type { Db } from "../db/index.ts";
-import type { ToolInvoker } from "../tools/invoker.ts";
 import type { Tool } from "../tools/registry.ts";
+import type { BridgeSettings } from "./bridge-settings.ts";
 import { CallAudio } from "./call-audio.ts";
 import { CallControl } from "./call-control.ts";
 import { CallRecord } from "./call-record.ts";
 import { CallRecording, recordingPath } from "./call-recording.ts";
 import { CallTurns } from "./call-turns.ts";
 import { CarrierStream, type StreamStart } from "./carrier-codec.ts";
-import type { CarrierRest } from "./carrier-rest.ts";
 import { FunctionCallRunner, realtimeDefinition } from "./function-calls.ts";
-import type { PhoneAgent, PhoneAgentCall } from "./phone-agent.ts";
+import type { PhoneAgentCall } from "./phone-agent.ts";
 import { ProviderClient } from "./provider-client.ts";
-import type { RealtimeApiVersion, RealtimeToolDefinition } from "./session-config.ts";
-import {
-  boundParameters,
-  CALLER_PARAMETER,
-  OUTBOUND_CALL_PARAMETER,
-  STREAM_TOKEN_PARAMETER,
-  type StreamTokens,
-} from "./stream-token.ts";
-import type { WhisperLinks } from "./transfer.ts";
-
-export interface BridgeSettings {
-  providerUrl: string;
-  apiKey: string;
-  apiVersion: "auto" | RealtimeApiVersion;
-  /** The built-in functions offered (end_call, transfer_call), first in the session configuration. */
-  builtInDefinitions: RealtimeToolDefinition[];
-  /** The tools file's tools (or the registry handed to startCallServer), offered on every call. */
-  customTools: Tool[];
-  tools: ToolInvoker;
-  /** CALL_AGENT_ID: the platform agent that takes the calls (its instructions, tools and skills). */
-  phoneAgent?: PhoneAgent | undefined;
-  db: Db;
-  /** The workspace the calls are recorded under (CALL_WORKSPACE_ID); unset, under none. */
-  workspaceId?: string | undefined;
-  tokens: StreamTokens;
-  /** The carrier's REST API (TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN set); unset, hanging up closes the stream. */
-  carrier?: CarrierRest | undefined;
-  /** Where transfer_call may send the caller (CALL_TRANSFER_TO). */
-  transferTargets?: TransferTarget[];
-  whisperLinks?: WhisperLinks;
-  /** Set (CALL_RECORDING): each call is recorded as `<call id>.wav` in this directory. */
-  recordingsDir?: string | undefined;
-  /** This server's https origin as the carrier reaches it (for the links it hands the carrier). */
-  origin?: string | undefined;
-  log: FastifyBaseLogger;
-  /** How long a connected carrier may take to send `start` (default 10 s). */
-  startTimeoutMs?: number;
-  /** How long to wait for the provider's `session.created` when the API version is detected from it (default 10 s). */
-  sessionCreatedTimeoutMs?: number;
-}
+import { boundParameters, CALLER_PARAMETER, OUTBOUND_CALL_PARAMETER, STREAM_TOKEN_PARAMETER } from "./stream-token.ts";
 
 /** How much longer than the audio lasts end_call and transfer_call wait for its last mark before acting anyway. */
 const PLAY_GRACE_MS = 2_000;
