@@ -1,6 +1,7 @@
 // `npm run bench -- voice`: N concurrent simulated calls (20 ms μ-law frames both ways) through the call server,
 // side by side with a bare `ws` relay between the same carrier and provider doubles (the target's baseline), and with
-// that relay also sending a mark after each audio chunk as the spec asks of the bridge (to show what marks cost).
+// that relay also sending a mark after each audio chunk (to show what uncoalesced marks cost; the bridge coalesces its
+// marks, one per 50 ms of audio: three 20 ms chunks).
 // The server under test and the provider double run in child processes, so their CPU and memory are their own; the
 // carrier double runs here.
 // Each frame carries its sequence number; the provider double echoes it straight back as audio, so the carrier
@@ -410,7 +411,7 @@ async function main(): Promise<void> {
   const began = Date.now();
   const { child: providerChild, url: providerUrl } = await Child.start("provider");
   console.log(
-    `voice: N concurrent calls, one 20 ms μ-law frame per call every 20 ms both ways (bridge and relay + marks: + a mark per frame, ` +
+    `voice: N concurrent calls, one 20 ms μ-law frame per call every 20 ms both ways (relay + marks: + a mark per frame; bridge: a mark per 3 frames, ` +
       `acknowledged once played); ${WARMUP_MS / 1000} s warm-up + ${MEASURE_MS / 1000} s measured per window. Server under test, ` +
       "provider double and carrier double each in their own process.",
   );

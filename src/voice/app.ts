@@ -10,7 +10,8 @@ import Fastify, {
 import { HttpError } from "../http/errors.ts";
 import { CallMetrics, METRICS_CONTENT_TYPE } from "../ops/metrics.ts";
 import { checkMetricsCaller } from "../ops/routes.ts";
-import { type BridgeSettings, CallBridge } from "./call-bridge.ts";
+import type { BridgeSettings } from "./bridge-settings.ts";
+import { CallBridge } from "./call-bridge.ts";
 import { outboundRoutes, outboundTokenSubject } from "./outbound.ts";
 import { boundParameters, CALLER_PARAMETER, OUTBOUND_CALL_PARAMETER, STREAM_TOKEN_PARAMETER } from "./stream-token.ts";
 import { WHISPER_PATH, type WhisperLinks, whisperTwiml } from "./transfer.ts";

@@ -1,60 +1,20 @@
-// One phone call: wires the carrier stream, the call session and the provider client together.
+// One phone call: accepts the carrier's stream (its token checked), then wires the carrier stream, the provider client,
+// the audio path (call-audio.ts) and the model's turns (call-turns.ts) together, and ends the call.
 // Each call owns all of its state, so concurrent calls cannot see each other.
 import type { FastifyBaseLogger } from "fastify";
 import type { WebSocket } from "ws";
-import type { TransferTarget } from "../config.ts";
-import type { Db } from "../db/index.ts";
-import type { ToolInvoker } from "../tools/invoker.ts";
 import type { Tool } from "../tools/registry.ts";
+import type { BridgeSettings } from "./bridge-settings.ts";
+import { CallAudio } from "./call-audio.ts";
 import { CallControl } from "./call-control.ts";
 import { CallRecord } from "./call-record.ts";
 import { CallRecording, recordingPath } from "./call-recording.ts";
-import { CallSession } from "./call-session.ts";
+import { CallTurns } from "./call-turns.ts";
 import { CarrierStream, type StreamStart } from "./carrier-codec.ts";
-import type { CarrierRest } from "./carrier-rest.ts";
 import { FunctionCallRunner, realtimeDefinition } from "./function-calls.ts";
-import type { PhoneAgent, PhoneAgentCall } from "./phone-agent.ts";
-import { type FunctionCall, ProviderClient } from "./provider-client.ts";
-import type { RealtimeApiVersion, RealtimeToolDefinition } from "./session-config.ts";
-import {
-  boundParameters,
-  CALLER_PARAMETER,
-  OUTBOUND_CALL_PARAMETER,
-  STREAM_TOKEN_PARAMETER,
-  type StreamTokens,
-} from "./stream-token.ts";
-import type { WhisperLinks } from "./transfer.ts";
-
-export interface BridgeSettings {
-  providerUrl: string;
-  apiKey: string;
-  apiVersion: "auto" | RealtimeApiVersion;
-  /** The built-in functions offered (end_call, transfer_call), first in the session configuration. */
-  builtInDefinitions: RealtimeToolDefinition[];
-  /** The tools file's tools (or the registry handed to startCallServer), offered on every call. */
-  customTools: Tool[];
-  tools: ToolInvoker;
-  /** CALL_AGENT_ID: the platform agent that takes the calls (its instructions, tools and skills). */
-  phoneAgent?: PhoneAgent | undefined;
-  db: Db;
-  /** The workspace the calls are recorded under (CALL_WORKSPACE_ID); unset, under none. */
-  workspaceId?: string | undefined;
-  tokens: StreamTokens;
-  /** The carrier's REST API (TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN set); unset, hanging up closes the stream. */
-  carrier?: CarrierRest | undefined;
-  /** Where transfer_call may send the caller (CALL_TRANSFER_TO). */
-  transferTargets?: TransferTarget[];
-  whisperLinks?: WhisperLinks;
-  /** Set (CALL_RECORDING): each call is recorded as `<call id>.wav` in this directory. */
-  recordingsDir?: string | undefined;
-  /** This server's https origin as the carrier reaches it (for the links it hands the carrier). */
-  origin?: string | undefined;
-  log: FastifyBaseLogger;
-  /** How long a connected carrier may take to send `start` (default 10 s). */
-  startTimeoutMs?: number;
-  /** How long to wait for the provider's `session.created` when the API version is detected from it (default 10 s). */
-  sessionCreatedTimeoutMs?: number;
-}
+import type { PhoneAgentCall } from "./phone-agent.ts";
+import { ProviderClient } from "./provider-client.ts";
+import { boundParameters, CALLER_PARAMETER, OUTBOUND_CALL_PARAMETER, STREAM_TOKEN_PARAMETER } from "./stream-token.ts";
 
 /** How much longer than the audio lasts end_call and transfer_call wait for its last mark before acting anyway. */
 const PLAY_GRACE_MS = 2_000;
@@ -73,19 +33,16 @@ export class CallBridge {
   private resolveFinished!: () => void;
   private readonly carrier: CarrierStream;
   private log: FastifyBaseLogger;
-  private session: CallSession | undefined;
+  /** Set once the call has begun (its token checked, its settings read); the caller's audio flows from then on. */
+  private audio: CallAudio | undefined;
+  private turns: CallTurns | undefined;
   private provider: ProviderClient | undefined;
   private record: CallRecord | undefined;
   private recording: CallRecording | undefined;
-  private runner: FunctionCallRunner | undefined;
-  private control: CallControl | undefined;
   private agentCall: PhoneAgentCall | undefined;
   /** What an outbound call was placed with (POST /calls), read when its stream starts. */
   private outbound: OutboundCall | undefined;
-  /** An answering machine took the outbound call: the next finished response is the voicemail message. */
-  private leavingVoicemail = false;
   private caller = "";
-  private startCallSid = "";
   private readonly abort = new AbortController();
   private readonly startTimer: NodeJS.Timeout;
   private malformedCount = 0;
@@ -105,7 +62,7 @@ export class CallBridge {
     this.carrier = new CarrierStream(socket, {
       start: (start) => this.start(start),
       media: (payload) => this.media(payload),
-      mark: (name) => this.session?.markAcknowledged(name),
+      mark: (name) => this.audio?.session.markAcknowledged(name),
       dtmf: (digit) => this.keyPressed(digit),
       stop: () => this.end("the carrier stopped the stream"),
       malformed: (reason) => this.malformed(reason),
@@ -127,14 +84,7 @@ export class CallBridge {
    * once that has played the call ends.
    */
   leaveVoicemail(message: string): void {
-    if (!this.provider || this.ended || this.leavingVoicemail) return;
-    this.leavingVoicemail = true;
-    this.log.info("an answering machine took the call: leaving the voicemail message");
-    this.bargeIn();
-    this.provider.cancelResponse();
-    this.provider.createResponse(
-      `An answering machine took the call. Leave this message, word for word, then stop: ${JSON.stringify(message)}`,
-    );
+    if (!this.ended) this.turns?.leaveVoicemail(message);
   }
 
   /** Hangs up from our side (server shutdown, end_call); safe to call more than once. */
@@ -143,10 +93,10 @@ export class CallBridge {
     this.ended = true;
     clearTimeout(this.startTimer);
     this.abort.abort();
-    this.session?.release();
+    this.audio?.stop();
     this.provider?.close();
     this.carrier.close(carrierCloseCode, carrierCloseCode === 1000 ? "call ended" : "call failed");
-    if (this.session) this.log.info({ reason }, "call ended");
+    if (this.audio) this.log.info({ reason }, "call ended");
     const recorded = this.record?.end().then(() => this.fileCall());
     void Promise.all([recorded, this.writeRecording()]).then(this.resolveFinished);
   }
@@ -160,7 +110,6 @@ export class CallBridge {
     clearTimeout(this.startTimer);
     const token = start.customParameters[STREAM_TOKEN_PARAMETER];
     this.caller = start.customParameters[CALLER_PARAMETER] ?? "";
-    this.startCallSid = start.callSid;
     this.settings.tokens.use(token, start.callSid, Date.now(), boundParameters(start.customParameters)).then(
       (valid) => {
         if (this.ended) return; // the carrier went away meanwhile
@@ -177,10 +126,8 @@ export class CallBridge {
 
   /** The caller's audio; what arrives while the stream token is being checked is kept for the provider. */
   private media(payload: string): void {
-    if (this.provider) {
-      this.provider.appendAudio(payload);
-      this.recording?.caller(payload);
-    } else if (this.started && this.earlyAudio.length < MAX_EARLY_FRAMES) this.earlyAudio.push(payload);
+    if (this.audio) this.audio.fromCaller(payload);
+    else if (this.started && this.earlyAudio.length < MAX_EARLY_FRAMES) this.earlyAudio.push(payload);
   }
 
   /**
@@ -221,7 +168,7 @@ export class CallBridge {
 
   private begin(start: StreamStart): void {
     const { settings, agentCall } = this;
-    this.record = new CallRecord(
+    const record = new CallRecord(
       settings.db,
       settings.log,
       start.callSid,
@@ -229,10 +176,10 @@ export class CallBridge {
       settings.workspaceId ?? null,
       this.outbound?.id,
     );
-    this.log = settings.log.child({ callId: this.record.callId, callSid: start.callSid, streamSid: start.streamSid });
-    this.session = new CallSession();
+    this.record = record;
+    this.log = settings.log.child({ callId: record.callId, callSid: start.callSid, streamSid: start.streamSid });
     this.carrier.useStreamSid(start.streamSid);
-    this.control = new CallControl({
+    const control = new CallControl({
       callSid: start.callSid,
       carrier: settings.carrier,
       transferTargets: settings.transferTargets ?? [],
@@ -241,18 +188,18 @@ export class CallBridge {
           throw new Error("this server has no public address for a warm hand-off");
         return settings.whisperLinks.url(settings.origin, summary);
       },
-      untilPlayed: () => this.session?.waitUntilPlayed(PLAY_GRACE_MS) ?? Promise.resolve(),
+      untilPlayed: () => this.untilPlayed(),
       log: this.log,
     });
     // The agent's tools, then the tools file's; a built-in function's name is never given to another tool.
     const offered = new Map<string, Tool>();
     for (const tool of [...(agentCall?.tools ?? []), ...settings.customTools]) {
-      if (!offered.has(tool.name) && !this.control.tools.has(tool.name)) offered.set(tool.name, tool);
+      if (!offered.has(tool.name) && !control.tools.has(tool.name)) offered.set(tool.name, tool);
     }
     const context = { ...agentCall?.context, signal: this.abort.signal };
-    this.runner = new FunctionCallRunner(settings.tools, context, offered, this.control.tools);
+    const runner = new FunctionCallRunner(settings.tools, context, offered, control.tools);
     this.log.info("call started");
-    this.provider = new ProviderClient(
+    const provider = new ProviderClient(
       {
         url: settings.providerUrl,
         apiKey: settings.apiKey,
@@ -263,15 +210,13 @@ export class CallBridge {
       },
       {
         ready: (apiVersion) => this.log.info({ apiVersion }, "realtime session configured"),
-        audio: (itemId, delta) => this.playAudio(itemId, delta),
-        speechStarted: () => this.bargeIn(),
-        callerTranscript: (text) => this.record?.addTranscript("caller", text),
-        assistantTranscript: (text) => this.record?.addTranscript("assistant", text),
-        functionCallDone: (call) => this.runner?.start(call),
-        responseDone: (calls, status) => {
-          if (this.leavingVoicemail && status !== "cancelled") void this.hangUpAfterVoicemail();
-          else void this.answerFunctionCalls(calls);
-        },
+        audio: (itemId, delta) => this.audio?.fromModel(itemId, delta),
+        audioDone: () => this.audio?.closeSpan(),
+        speechStarted: () => this.audio?.bargeIn(),
+        callerTranscript: (text) => record.addTranscript("caller", text),
+        assistantTranscript: (text) => record.addTranscript("assistant", text),
+        functionCallDone: (call) => runner.start(call),
+        responseDone: (calls, status) => this.turns?.responseDone(calls, status),
         providerError: (message) => this.log.warn({ providerMessage: message }, "realtime provider reported an error"),
         closed: (reason) => {
           this.log.error(`realtime provider ${reason}`);
@@ -279,13 +224,28 @@ export class CallBridge {
         },
       },
     );
+    this.provider = provider;
     if (settings.recordingsDir) {
-      this.recording = new CallRecording(recordingPath(settings.recordingsDir, this.record.callId));
+      this.recording = new CallRecording(recordingPath(settings.recordingsDir, record.callId));
     }
+    this.audio = new CallAudio(this.carrier, provider, this.recording);
+    this.turns = new CallTurns({
+      provider,
+      runner,
+      control,
+      record,
+      carrier: settings.carrier,
+      callSid: start.callSid,
+      untilPlayed: () => this.untilPlayed(),
+      interrupt: () => this.audio?.bargeIn(),
+      end: (reason) => this.end(reason),
+      isEnded: () => this.ended,
+      log: this.log,
+    });
     // On a call we placed, the model speaks first: the greeting asked for, else whatever it would say.
     if (this.outbound) {
       const { greeting } = this.outbound;
-      this.provider.createResponse(
+      provider.createResponse(
         greeting ? `Greet the person you called by saying, word for word: ${JSON.stringify(greeting)}` : undefined,
       );
     }
@@ -294,51 +254,15 @@ export class CallBridge {
     for (const digit of this.earlyDigits.splice(0)) this.keyPressed(digit);
   }
 
-  /** A key press is the caller's turn: the model reads it and answers; the transcript notes it. */
+  /** A key press is the caller's turn; one pressed before the call has begun waits for it. */
   private keyPressed(digit: string): void {
-    if (!this.provider) {
-      if (this.started && !this.ended) this.earlyDigits.push(digit);
-      return;
-    }
-    this.record?.addTranscript("caller", `[pressed ${digit}]`);
-    this.provider.sendUserText(`The caller pressed ${digit}.`);
-    this.provider.createResponse();
+    if (this.turns) this.turns.keyPressed(digit);
+    else if (this.started && !this.ended) this.earlyDigits.push(digit);
   }
 
-  private playAudio(itemId: string, delta: string): void {
-    if (!this.session) return;
-    this.carrier.sendMediaAndMark(delta, this.session.audioSent(itemId, delta));
-    this.recording?.assistant(delta);
-  }
-
-  private bargeIn(): void {
-    const cut = this.session?.interrupt();
-    if (!cut) return;
-    this.carrier.sendClear();
-    this.provider?.truncate(cut.itemId, cut.audioEndMs);
-    this.recording?.cut(cut.playedBytes);
-  }
-
-  private async answerFunctionCalls(calls: FunctionCall[]): Promise<void> {
-    if (calls.length === 0 || !this.runner) return;
-    const outputs = await this.runner.finish(calls);
-    if (this.ended || !this.provider) return;
-    for (const { callId, output } of outputs) this.provider.sendFunctionOutput(callId, output);
-    const leaving = this.control?.leaving;
-    if (leaving) this.end(leaving);
-    else this.provider.createResponse();
-  }
-
-  private async hangUpAfterVoicemail(): Promise<void> {
-    await this.session?.waitUntilPlayed(PLAY_GRACE_MS);
-    if (this.ended) return;
-    const callSid = this.startCallSid;
-    if (this.settings.carrier && callSid) {
-      await this.settings.carrier.hangUp(callSid).catch((error: unknown) => {
-        this.log.warn({ err: error }, "the carrier did not end the call after the voicemail");
-      });
-    }
-    this.end("the voicemail message was left");
+  /** Once the model's audio sent so far has played (end_call, transfer_call and a voicemail wait for it). */
+  private untilPlayed(): Promise<void> {
+    return this.audio?.untilPlayed(PLAY_GRACE_MS) ?? Promise.resolve();
   }
 
   /** After a phone agent's call: on the board (CALL_ISSUE); a failure is logged, never thrown. */

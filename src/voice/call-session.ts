@@ -1,18 +1,22 @@
-// Call-session stage: what the caller has actually heard. Every audio chunk sent to the carrier is followed by a
-// mark; the carrier echoes a mark once the audio before it has played, so acknowledged marks give the played length.
+// Call-session stage: what the caller has actually heard. The carrier echoes a mark once the audio before it has
+// played, so acknowledged marks give the played length. Marks are coalesced (voice-phone.md §5): one mark closes a
+// span of consecutive chunks of one item once the span holds MARK_SPACING_BYTES of audio, so a stream of 20 ms
+// chunks costs a mark per 60 ms instead of one per chunk, and the played length is known to within one span.
 
 /** μ-law at 8 kHz: one byte per sample, 8 bytes per millisecond. */
 const ULAW_BYTES_PER_MS = 8;
+/** The audio a mark may close: 50 ms, how far off a barge-in's cut may be. A chunk this long gets its own mark. */
+export const MARK_SPACING_BYTES = 50 * ULAW_BYTES_PER_MS;
 
 interface SentMark {
   name: string;
   itemId: string;
-  /** Bytes of this item's audio sent up to and including the chunk before this mark. */
+  /** Bytes of this item's audio sent up to the end of this mark's span. */
   itemBytesEnd: number;
-  /** Bytes of all audio sent up to and including the chunk before this mark. */
+  /** Bytes of all audio sent up to the end of this mark's span. */
   totalBytesEnd: number;
-  /** Bytes of the chunk before this mark. */
-  chunkBytes: number;
+  /** Bytes of the span this mark closes (the chunks sent since the mark before). */
+  spanBytes: number;
 }
 
 interface Interruption {
@@ -23,9 +27,11 @@ interface Interruption {
 }
 
 export function base64DecodedLength(base64: string): number {
-  if (base64.length === 0) return 0;
-  const padding = base64.endsWith("==") ? 2 : base64.endsWith("=") ? 1 : 0;
-  return (base64.length / 4) * 3 - padding;
+  const length = base64.length;
+  if (length === 0) return 0;
+  // charCodeAt, not endsWith: this runs for every chunk and allocates nothing.
+  const padding = base64.charCodeAt(length - 1) !== 61 ? 0 : base64.charCodeAt(length - 2) === 61 ? 2 : 1;
+  return (length / 4) * 3 - padding;
 }
 
 export class CallSession {
@@ -37,25 +43,48 @@ export class CallSession {
   private currentItemBytes = 0;
   private markCount = 0;
   private totalBytes = 0;
+  /** Bytes sent since the last mark: the open span, which the next mark closes. */
+  private unmarkedBytes = 0;
   private drainWaiters: Array<() => void> = [];
 
-  /** Records an audio chunk sent to the carrier; returns the name of the mark to send after it. */
-  audioSent(itemId: string, base64Payload: string): string {
+  /** Whether a chunk of `itemId` would start a new item while audio of the last one is still unmarked. */
+  endsSpan(itemId: string): boolean {
+    return itemId !== this.currentItemId && this.unmarkedBytes > 0;
+  }
+
+  /**
+   * Records an audio chunk sent to the carrier; returns the name of the mark to send after it, or undefined when the
+   * chunk joins the open span (closed by a later chunk or by `closeSpan`). A new item closes the open span first:
+   * call `closeSpan` before sending a chunk for which `endsSpan` is true.
+   */
+  audioSent(itemId: string, bytes: number): string | undefined {
     if (itemId !== this.currentItemId) {
       this.currentItemId = itemId;
       this.currentItemBytes = 0;
     }
-    const bytes = base64DecodedLength(base64Payload);
     this.currentItemBytes += bytes;
     this.totalBytes += bytes;
+    this.unmarkedBytes += bytes;
+    return this.unmarkedBytes >= MARK_SPACING_BYTES ? this.closeSpan() : undefined;
+  }
+
+  /** True while some audio sent has no mark after it yet. */
+  get hasOpenSpan(): boolean {
+    return this.unmarkedBytes > 0;
+  }
+
+  /** The name of a mark closing the open span, to send now; undefined when every chunk sent is already marked. */
+  closeSpan(): string | undefined {
+    if (this.unmarkedBytes === 0 || this.currentItemId === undefined) return undefined;
     const name = `${++this.markCount}`;
     this.pending.push({
       name,
-      itemId,
+      itemId: this.currentItemId,
       itemBytesEnd: this.currentItemBytes,
       totalBytesEnd: this.totalBytes,
-      chunkBytes: bytes,
+      spanBytes: this.unmarkedBytes,
     });
+    this.unmarkedBytes = 0;
     return name;
   }
 
@@ -73,8 +102,9 @@ export class CallSession {
     if (!this.isPlaying) this.wakeDrainWaiters();
   }
 
+  /** Some audio sent has not been acknowledged as played (an open span counts: nothing says it has played). */
   get isPlaying(): boolean {
-    return this.head < this.pending.length;
+    return this.head < this.pending.length || this.unmarkedBytes > 0;
   }
 
   /**
@@ -83,28 +113,34 @@ export class CallSession {
    */
   interrupt(): Interruption | undefined {
     if (!this.isPlaying) return undefined;
-    const playing = this.pending[this.head]!;
-    const heard = this.lastAcknowledged?.itemId === playing.itemId ? this.lastAcknowledged.itemBytesEnd : 0;
-    const playedBytes = this.lastAcknowledged?.totalBytesEnd ?? playing.totalBytesEnd - playing.chunkBytes;
+    // The first span not acknowledged: a pending mark's, else the open span.
+    const first = this.pending[this.head];
+    const itemId = first ? first.itemId : this.currentItemId!;
+    const spanStart = first ? first.totalBytesEnd - first.spanBytes : this.totalBytes - this.unmarkedBytes;
+    const heard = this.lastAcknowledged?.itemId === itemId ? this.lastAcknowledged.itemBytesEnd : 0;
+    const playedBytes = this.lastAcknowledged?.totalBytesEnd ?? spanStart;
     this.pending = [];
     this.head = 0;
     this.lastAcknowledged = undefined;
     this.currentItemId = undefined;
     this.currentItemBytes = 0;
+    this.unmarkedBytes = 0;
     this.wakeDrainWaiters();
-    return { itemId: playing.itemId, audioEndMs: Math.floor(heard / ULAW_BYTES_PER_MS), playedBytes };
+    return { itemId, audioEndMs: Math.floor(heard / ULAW_BYTES_PER_MS), playedBytes };
   }
 
   /** How long the audio sent and not yet acknowledged lasts. */
   get unplayedMs(): number {
     if (!this.isPlaying) return 0;
-    const first = this.pending[this.head]!;
-    return Math.ceil((this.totalBytes - first.totalBytesEnd + first.chunkBytes) / ULAW_BYTES_PER_MS);
+    const first = this.pending[this.head];
+    const unplayed = first ? this.totalBytes - first.totalBytesEnd + first.spanBytes : this.unmarkedBytes;
+    return Math.ceil(unplayed / ULAW_BYTES_PER_MS);
   }
 
   /**
    * Resolves once all audio sent so far has played (its last mark is back), or the caller cut it off, or the call
-   * ended; a carrier that stops echoing marks is given the audio's length plus `graceMs`.
+   * ended; a carrier that stops echoing marks is given the audio's length plus `graceMs`. The open span must have
+   * been closed (its mark sent) first, or only a barge-in or the timeout ends the wait.
    */
   waitUntilPlayed(graceMs: number): Promise<void> {
     if (!this.isPlaying) return Promise.resolve();

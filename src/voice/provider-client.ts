@@ -1,5 +1,7 @@
 // Provider stage: one WebSocket to the realtime speech provider, speaking the GA or the beta apiVersion.
 // Incoming events of both dialects are folded into one set of typed events; audio is passed through as base64.
+// An audio delta in OpenAI's shape is recognised whole by one pattern and cut out of the text, with no JSON.parse: it
+// is the hot path. Everything else is parsed.
 import WebSocket, { type RawData } from "ws";
 import {
   apiVersionOfSession,
@@ -19,7 +21,10 @@ export interface FunctionCall {
 interface ProviderEvents {
   /** The session configuration has been sent; audio now flows. */
   ready(apiVersion: RealtimeApiVersion): void;
+  /** `delta`: base64 (a delta that is not is dropped), safe to splice into JSON. */
   audio(itemId: string, delta: string): void;
+  /** The model has finished an item's audio (more may follow for another item). */
+  audioDone(): void;
   speechStarted(): void;
   callerTranscript(text: string): void;
   assistantTranscript(text: string): void;
@@ -49,6 +54,16 @@ const MAX_PENDING_FRAMES = 500;
 type ProviderMessage = Record<string, unknown> & { type?: unknown };
 
 const text = (value: unknown): string => (typeof value === "string" ? value : "");
+
+/**
+ * A whole audio delta of either dialect: string ids and integer indexes, then the base64 delta last, as OpenAI writes
+ * it. A message that matches is valid JSON, and the keys below occur in it only as keys.
+ */
+const AUDIO_DELTA =
+  /^\{"type":"response\.(?:output_)?audio\.delta"(?:,"[a-z_]+":(?:"[A-Za-z0-9_-]*"|\d+))*,"delta":"[A-Za-z0-9+/]*={0,2}"\}$/;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+const DELTA_KEY = '"delta":"';
+const ITEM_ID_KEY = '"item_id":"';
 
 export class ProviderClient {
   private readonly socket: WebSocket;
@@ -172,9 +187,14 @@ export class ProviderClient {
   }
 
   private receive(data: RawData): void {
+    const raw = data.toString();
+    if (AUDIO_DELTA.test(raw)) {
+      this.receiveAudio(raw);
+      return;
+    }
     let message: ProviderMessage;
     try {
-      const parsed: unknown = JSON.parse(data.toString());
+      const parsed: unknown = JSON.parse(raw);
       if (typeof parsed !== "object" || parsed === null) return;
       message = parsed as ProviderMessage;
     } catch {
@@ -183,7 +203,13 @@ export class ProviderClient {
     switch (message.type) {
       case "response.output_audio.delta":
       case "response.audio.delta":
-        if (typeof message.delta === "string") this.events.audio(text(message.item_id), message.delta);
+        if (typeof message.delta === "string" && BASE64.test(message.delta)) {
+          this.events.audio(text(message.item_id), message.delta);
+        }
+        return;
+      case "response.output_audio.done":
+      case "response.audio.done":
+        this.events.audioDone();
         return;
       case "input_audio_buffer.speech_started":
         this.events.speechStarted();
@@ -218,6 +244,15 @@ export class ProviderClient {
         return;
       }
     }
+  }
+
+  /** An audio delta matched by AUDIO_DELTA; like JSON.parse, the last of a repeated key counts. */
+  private receiveAudio(raw: string): void {
+    const deltaStart = raw.lastIndexOf(DELTA_KEY) + DELTA_KEY.length;
+    const itemKey = raw.lastIndexOf(ITEM_ID_KEY);
+    const itemStart = itemKey + ITEM_ID_KEY.length;
+    const itemId = itemKey < 0 ? "" : raw.slice(itemStart, raw.indexOf('"', itemStart));
+    this.events.audio(itemId, raw.slice(deltaStart, raw.length - 2));
   }
 }
 

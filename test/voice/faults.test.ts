@@ -132,6 +132,28 @@ describe("faults", () => {
     expect(call.socket.readyState).toBe(call.socket.OPEN);
   });
 
+  it("media frames in any field order reach the provider; a frame with anything after it is skipped", async () => {
+    harness = await startHarness();
+    const call = await CarrierCall.place(harness.server.url);
+    const provider = await harness.provider.connection();
+    const chunk = (byte: number) => Buffer.alloc(FRAME_BYTES, byte);
+    const base64 = (byte: number) => chunk(byte).toString("base64");
+    call.sendMediaFrame(base64(1)); // Twilio's shape and order
+    call.sendRaw(`{"event":"media","media":{"payload":"${base64(2)}"}}`); // the least Twilio's shape allows
+    call.sendRaw(
+      `{"streamSid":"${call.streamSid}","media":{"payload":"${base64(3)}","track":"inbound"},"event":"media"}`,
+    );
+    call.sendRaw(`{"event":"media","media":{"payload":"${base64(9)}"}}}`); // not JSON
+    call.sendRaw(`{"event":"media","media":{"payload":"${base64(9).slice(1)}"}}`); // not whole base64 groups
+    call.sendRaw(`{"event":"media","media":{"payload":"${base64(0xff).replaceAll("/", "\\/")}"}}`); // JSON escapes
+    call.sendMediaFrame(base64(5));
+
+    await provider.waitFor(() => provider.appendedAudio().length === 5 * FRAME_BYTES);
+    expect(provider.appendedAudio()).toEqual(Buffer.concat([1, 2, 3, 0xff, 5].map(chunk)));
+    const malformed = harness.logs.filter((line) => line.includes("skipped a malformed carrier frame"));
+    expect(malformed.map((line) => JSON.parse(line).reason)).toEqual(["not JSON", "media without a base64 payload"]);
+  });
+
   it("malformed provider messages are ignored and the call goes on", async () => {
     harness = await startHarness();
     const call = await CarrierCall.place(harness.server.url);
@@ -143,6 +165,21 @@ describe("faults", () => {
     provider.sendAudio("item_ok", speechUlaw("Still here."), 800);
     await call.waitFor(() => call.ofEvent("media").length > 0);
     expect(call.ofEvent("media")[0]!.streamSid).toBe(call.streamSid);
+  });
+
+  it("audio deltas in another field order still play; a delta that is not base64 is dropped", async () => {
+    harness = await startHarness();
+    const call = await CarrierCall.place(harness.server.url);
+    const provider = await harness.provider.connection();
+    await provider.waitForType("session.update");
+    const chunk = (byte: number) => Buffer.alloc(800, byte);
+    provider.send({ delta: chunk(1).toString("base64"), type: "response.output_audio.delta", item_id: "item_a" });
+    provider.send({ type: "response.output_audio.delta", item_id: "item_a", delta: '"},{"event":"stop' });
+    provider.sendAudio("item_a", chunk(2));
+    await call.waitFor(() => call.ofEvent("mark").length === 2);
+    expect(call.receivedAudio()).toEqual(Buffer.concat([chunk(1), chunk(2)]));
+    expect(call.ofEvent("media")).toHaveLength(2);
+    expect(call.socket.readyState).toBe(call.socket.OPEN);
   });
 
   it("closing the server hangs up calls in progress and finishes their records", async () => {
