@@ -44,24 +44,14 @@ describe.each(testDialects)("event hints (%s)", (dialect) => {
     await t.close();
   });
 
-  const append = (data: Record<string, unknown>) =>
-    t.db
-      .transaction()
-      .execute((trx) =>
-        appendEvent(trx, { workspaceId: ws, type: "task.queued", entityType: "task", entityId: null, actor, data }),
-      );
+  const queued = (data: Record<string, unknown>) =>
+    ({ workspaceId: ws, type: "task.queued", entityType: "task", entityId: null, actor, data }) as const;
+  const append = (data: Record<string, unknown>) => t.db.transaction().execute((trx) => appendEvent(trx, queued(data)));
 
   it("a rolled-back change sends no hint; a committed one's comes after COMMIT, carrying the stored event", async () => {
     await expect(
       t.db.transaction().execute(async (trx) => {
-        await appendEvent(trx, {
-          workspaceId: ws,
-          type: "task.queued",
-          entityType: "task",
-          entityId: null,
-          actor,
-          data: { never: "seen" },
-        });
+        await appendEvent(trx, queued({ never: "seen" }));
         throw new Error("undone");
       }),
     ).rejects.toThrow("undone");
