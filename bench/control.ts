@@ -18,6 +18,7 @@ import type { RunsTable, TasksTable } from "../src/db/schema.ts";
 import { newId, timestampAt } from "../src/db/values.ts";
 import { createTestDatabase } from "../test/helpers/databases.ts";
 import { TestModelServer } from "../test/helpers/model-server.ts";
+import { createIssues, json, ms, percentile, register, sleep, verdict } from "./support/api.ts";
 import { inboxScenario } from "./support/inbox-scenario.ts";
 import { fmt, load, startChild } from "./support/processes.ts";
 
@@ -35,45 +36,11 @@ const PRICE = { input: 1, output: 2 };
 /** A budget never reached here: what is measured is checking it, not being stopped by it. */
 const BUDGET_USD = 1_000_000;
 
-async function json(method: string, url: string, token?: string, body?: unknown): Promise<any> {
-  const response = await fetch(url, {
-    method,
-    headers: { "content-type": "application/json", ...(token && { authorization: `Bearer ${token}` }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${await response.text()}`);
-  return response.status === 204 ? undefined : response.json();
-}
-
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
-};
-const ms = (value: number) => `${value.toFixed(1)} ms`;
-const sleep = (delay: number) => new Promise((resolve) => setTimeout(resolve, delay));
-const verdict = (pass: boolean) => (pass ? "PASS" : "FAIL");
-
 /** A user and a workspace on a fresh server; `api` is the workspace's base URL. */
 async function workspaceOn(base: string, name: string) {
-  const { token } = await json("POST", `${base}/api/v1/auth/register`, undefined, {
-    email: `control-bench-${Date.now()}-${Math.random()}@example.com`,
-    password: "benchmark password",
-  });
+  const { token } = await register(base, "control-bench");
   const ws = (await json("POST", `${base}/api/v1/workspaces/`, token, { name })).id as string;
   return { token, ws, api: `${base}/api/v1/workspaces/${ws}` };
-}
-
-async function createIssues(api: string, token: string, count: number): Promise<string[]> {
-  const issues: string[] = [];
-  for (let start = 0; start < count; start += 50) {
-    const batch = await Promise.all(
-      Array.from({ length: Math.min(50, count - start) }, (_, offset) =>
-        json("POST", `${api}/issues/`, token, { title: `Task ${start + offset}`, description: "Please triage." }),
-      ),
-    );
-    issues.push(...batch.map((issue) => issue.id));
-  }
-  return issues;
 }
 
 /** Resolves when no task is queued, running or waiting and `expected` tasks exist. */

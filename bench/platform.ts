@@ -8,43 +8,23 @@ import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestDatabase } from "../test/helpers/databases.ts";
+import { BENCH_PASSWORD, createIssues, json, register } from "./support/api.ts";
 import { fmt, load, startChild } from "./support/processes.ts";
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = 64;
 const ISSUES = 1000;
 
-async function json(url: string, method: string, body?: unknown, token?: string): Promise<any> {
-  const response = await fetch(url, {
-    method,
-    headers: { "content-type": "application/json", ...(token && { authorization: `Bearer ${token}` }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${await response.text()}`);
-  return response.json();
-}
-
 async function seed(base: string) {
-  const email = `bench-${Date.now()}@example.com`;
-  const password = "benchmark password";
-  const { token } = await json(`${base}/api/v1/auth/register`, "POST", { email, password });
-  const workspace = await json(`${base}/api/v1/workspaces/`, "POST", { name: "Bench" }, token);
-  for (let start = 0; start < ISSUES; start += 50) {
-    await Promise.all(
-      Array.from({ length: 50 }, (_, i) =>
-        json(
-          `${base}/api/v1/workspaces/${workspace.id}/issues/`,
-          "POST",
-          {
-            title: `Issue ${start + i}`,
-            description: "Lorem ipsum dolor sit amet, consectetur adipiscing elit.",
-            priority: "medium",
-          },
-          token,
-        ),
-      ),
-    );
-  }
+  const { token, user } = await register(base, "bench");
+  const workspace = await json("POST", `${base}/api/v1/workspaces/`, token, { name: "Bench" });
+  await createIssues(`${base}/api/v1/workspaces/${workspace.id}`, token, ISSUES, (index) => ({
+    title: `Issue ${index}`,
+    description: "Lorem ipsum dolor sit amet, consectetur adipiscing elit.",
+    priority: "medium",
+  }));
+  const email: string = user.email;
+  const password = BENCH_PASSWORD;
   return { token, email, password, listUrl: `${base}/api/v1/workspaces/${workspace.id}/issues/?limit=50` };
 }
 
@@ -53,7 +33,7 @@ async function benchDialect(dialect: "sqlite" | "postgres") {
   const server = await startChild("bench/support/platform-server.ts", [], { DATABASE_URL: database.url });
   try {
     const { token, email, password, listUrl } = await seed(server.url);
-    const issues = await json(listUrl, "GET", undefined, token);
+    const issues = await json("GET", listUrl, token);
     const file = join(tmpdir(), `bench-issues-${process.pid}.json`);
     writeFileSync(file, JSON.stringify(issues));
     const bare = await startChild("bench/support/bare-list-server.ts", [file]);
@@ -70,7 +50,7 @@ async function benchDialect(dialect: "sqlite" | "postgres") {
     let writes = 0;
     const writer = (async () => {
       for (let n = 0; writing; n++) {
-        await json(`${listUrl.split("?")[0]}${issues[n % issues.length].id}`, "PATCH", { title: `Edited ${n}` }, token);
+        await json("PATCH", `${listUrl.split("?")[0]}${issues[n % issues.length].id}`, token, { title: `Edited ${n}` });
         writes += 1;
       }
     })();

@@ -18,6 +18,7 @@
 import { spawn } from "node:child_process";
 import { createTestDatabase } from "../test/helpers/databases.ts";
 import { TestModelServer } from "../test/helpers/model-server.ts";
+import { createIssues, json, ms, percentile, register, sleep } from "./support/api.ts";
 import { startChild } from "./support/processes.ts";
 
 const PICKUP_SAMPLES = 100;
@@ -35,44 +36,16 @@ const TWENTY_MS_MODEL = { text: [ANSWER], chunkDelayMs: 20 };
 
 const dialect = process.argv[3] === "postgres" ? "postgres" : "sqlite";
 
-async function json(method: string, url: string, token?: string, body?: unknown): Promise<any> {
-  const response = await fetch(url, {
-    method,
-    headers: { "content-type": "application/json", ...(token && { authorization: `Bearer ${token}` }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${await response.text()}`);
-  return response.status === 204 ? undefined : response.json();
-}
-
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
-};
-const ms = (value: number) => `${value.toFixed(1)} ms`;
-const sleep = (delay: number) => new Promise((resolve) => setTimeout(resolve, delay));
-
 /** A workspace with `AGENTS` agents and `count` unassigned issues. */
 async function seed(base: string, count: number) {
-  const { token } = await json("POST", `${base}/api/v1/auth/register`, undefined, {
-    email: `work-bench-${Date.now()}-${Math.random()}@example.com`,
-    password: "benchmark password",
-  });
+  const { token } = await register(base, "work-bench");
   const ws = (await json("POST", `${base}/api/v1/workspaces/`, token, { name: "Work bench" })).id;
   const api = `${base}/api/v1/workspaces/${ws}`;
   const agents: string[] = [];
   for (let index = 0; index < AGENTS; index++) {
     agents.push((await json("POST", `${api}/agents/`, token, { name: `Agent ${index}` })).id);
   }
-  const issues: string[] = [];
-  for (let start = 0; start < count; start += 50) {
-    const batch = await Promise.all(
-      Array.from({ length: Math.min(50, count - start) }, (_, offset) =>
-        json("POST", `${api}/issues/`, token, { title: `Task ${start + offset}`, description: "Please triage." }),
-      ),
-    );
-    issues.push(...batch.map((issue) => issue.id));
-  }
+  const issues = await createIssues(api, token, count);
   return { token, api, agents, issues };
 }
 

@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { openDatabase } from "../../src/db/index.ts";
 import { createTestDatabase } from "../../test/helpers/databases.ts";
+import { json, percentile, register } from "./api.ts";
 import { fmt, load, startChild } from "./processes.ts";
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
@@ -13,23 +14,6 @@ const CONNECTIONS = 4;
 const ITEMS = 100_000;
 const MENTIONED = 50;
 const COMMENTS = 100;
-
-async function json(url: string, method: string, body?: unknown, token?: string): Promise<any> {
-  const response = await fetch(url, {
-    method,
-    headers: { "content-type": "application/json", ...(token && { authorization: `Bearer ${token}` }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${await response.text()}`);
-  return response.json();
-}
-
-const register = (base: string, name: string) =>
-  json(`${base}/api/v1/auth/register`, "POST", {
-    email: `${name}-${randomUUID()}@example.com`,
-    password: "benchmark password",
-    name,
-  });
 
 /** The reader's 100,000 items, written straight to the table with their unread count. */
 async function seedItems(databaseUrl: string, userId: string, workspaceId: string): Promise<void> {
@@ -68,16 +52,11 @@ async function seedItems(databaseUrl: string, userId: string, workspaceId: strin
   }
 }
 
-function p99(samples: number[]): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)]!;
-}
-
 async function timedComments(url: string, token: string, content: string): Promise<number[]> {
   const times: number[] = [];
   for (let index = 0; index < COMMENTS; index++) {
     const started = performance.now();
-    await json(url, "POST", { content: `${content} (${index})` }, token);
+    await json("POST", url, token, { content: `${content} (${index})` });
     times.push(performance.now() - started);
   }
   return times;
@@ -90,18 +69,15 @@ export async function inboxScenario(dialect: "sqlite" | "postgres"): Promise<boo
   try {
     const base = server.url;
     const reader = await register(base, "reader");
-    const workspace = await json(`${base}/api/v1/workspaces/`, "POST", { name: "Bench" }, reader.token);
+    const workspace = await json("POST", `${base}/api/v1/workspaces/`, reader.token, { name: "Bench" });
     const members = [];
     for (let start = 0; start < MENTIONED; start += 10) {
       members.push(...(await Promise.all(Array.from({ length: 10 }, (_, i) => register(base, `member${start + i}`)))));
     }
     for (const member of members) {
-      await json(
-        `${base}/api/v1/workspaces/${workspace.id}/members`,
-        "POST",
-        { user_id: member.user.id },
-        reader.token,
-      );
+      await json("POST", `${base}/api/v1/workspaces/${workspace.id}/members`, reader.token, {
+        user_id: member.user.id,
+      });
     }
     await seedItems(database.url, reader.user.id, workspace.id);
     const headers = { authorization: `Bearer ${reader.token}` };
@@ -123,21 +99,18 @@ export async function inboxScenario(dialect: "sqlite" | "postgres"): Promise<boo
       );
     }
 
-    const issue = await json(
-      `${base}/api/v1/workspaces/${workspace.id}/issues/`,
-      "POST",
-      { title: "Talk" },
-      reader.token,
-    );
+    const issue = await json("POST", `${base}/api/v1/workspaces/${workspace.id}/issues/`, reader.token, {
+      title: "Talk",
+    });
     const comments = `${base}/api/v1/workspaces/${workspace.id}/issues/${issue.id}/comments`;
     const plain = await timedComments(comments, reader.token, "A comment naming nobody");
     const naming = members.map((member) => `@${member.user.name}`).join(" ");
     const mentioning = await timedComments(comments, reader.token, `${naming} please look`);
-    console.log(`  comment naming nobody       p99 ${fmt(p99(plain))} ms`);
-    console.log(`  comment naming ${MENTIONED} members  p99 ${fmt(p99(mentioning))} ms`);
-    const told = await json(`${base}/api/v1/me/inbox/count`, "GET", undefined, members[0].token);
+    console.log(`  comment naming nobody       p99 ${fmt(percentile(plain, 99))} ms`);
+    console.log(`  comment naming ${MENTIONED} members  p99 ${fmt(percentile(mentioning, 99))} ms`);
+    const told = await json("GET", `${base}/api/v1/me/inbox/count`, members[0].token);
     if (told.unread !== COMMENTS) throw new Error(`expected ${COMMENTS} items for a member, got ${told.unread}`);
-    const met = count.p99 < 5 && unread.p99 < 20 && p99(mentioning) < 50;
+    const met = count.p99 < 5 && unread.p99 < 20 && percentile(mentioning, 99) < 50;
     console.log(
       `  targets: count p99 < 5 ms, unread list p99 < 20 ms, 50 mentions p99 < 50 ms: ${met ? "PASS" : "FAIL"}`,
     );

@@ -8,16 +8,34 @@ import type { Db } from "../db/index.ts";
 import type { AutopilotsTable } from "../db/schema.ts";
 import { CoalescedRuns } from "../events/coalesced-runs.ts";
 import { readEvents } from "../events/outbox.ts";
+import { WorkspaceInterest } from "../events/workspace-interest.ts";
 import { changingIssueLists } from "../platform/issues/list-version.ts";
 import { concernsItsFailures, factsFor, firedTrigger } from "./event-match.ts";
 import { type FireSettings, fireIn, lockAutopilot } from "./fire.ts";
+import { triggersOf } from "./rows.ts";
 import { pauseIfFailing } from "./self-pause.ts";
 
 const EVENTS_PER_BATCH = 200;
 
+/** The events that change an autopilot's triggers or whether it is enabled (its fires and tokens change neither). */
+export const AUTOPILOT_CHANGES = new Set([
+  "autopilot.created",
+  "autopilot.updated",
+  "autopilot.deleted",
+  "autopilot.paused",
+]);
+
+/** What an enabled autopilot reads events for: its event triggers' types, and its own issues' task failures. */
+const wantedBy = (row: Pick<AutopilotsTable, "triggers">): string[][] => [
+  ...triggersOf(row).flatMap((trigger) => (trigger.kind === "event" ? [trigger.types] : [])),
+  ["task.failed"],
+];
+
 export class EventTriggerConsumer {
   /** Workspaces being read in this process. */
   private readonly reads: CoalescedRuns;
+  /** What each workspace's enabled autopilots read events for. */
+  private readonly interest = new WorkspaceInterest((type) => AUTOPILOT_CHANGES.has(type));
 
   constructor(
     private readonly db: Db,
@@ -27,15 +45,23 @@ export class EventTriggerConsumer {
     this.reads = new CoalescedRuns((workspaceId) => this.consumeWorkspace(workspaceId), onError);
   }
 
-  /** The workspace has new events. Hints during a read make one more read, not one each. */
-  hint(workspaceId: string): void {
-    this.reads.hint(workspaceId);
+  /**
+   * The workspace has new events (`event`: the newest, when the hint carried it); one no autopilot there can want is
+   * left to the next read. Hints during a read make one more read, not one each.
+   */
+  hint(workspaceId: string, event?: { type: string }): void {
+    if (this.interest.concerns(workspaceId, event)) this.reads.hint(workspaceId);
+  }
+
+  /** Forgets what the autopilots want (the hints may have missed a change: the listener reconnected). */
+  forget(): void {
+    this.interest.forget();
   }
 
   /** Every workspace with an enabled autopilot behind its last event (start-up, missed hints). */
   async sweep(): Promise<void> {
     const behind = await this.behind().select("autopilots.workspace_id").distinct().execute();
-    for (const { workspace_id } of behind) this.hint(workspace_id);
+    for (const { workspace_id } of behind) this.reads.hint(workspace_id);
   }
 
   /** Resolves once nothing is being read in this process (tests, shutdown). */
@@ -52,11 +78,18 @@ export class EventTriggerConsumer {
   }
 
   private async consumeWorkspace(workspaceId: string): Promise<void> {
-    const autopilots = await this.behind()
-      .select("autopilots.id")
+    const mark = this.interest.mark();
+    const autopilots = await this.db
+      .selectFrom("autopilots")
+      .leftJoin("event_counters", "event_counters.workspace_id", "autopilots.workspace_id")
+      .select(["autopilots.id", "autopilots.triggers", "autopilots.last_seq", "event_counters.last_seq as head"])
+      .where("autopilots.enabled", "=", 1)
       .where("autopilots.workspace_id", "=", workspaceId)
       .execute();
-    for (const { id } of autopilots) while (await this.consumeBatch(workspaceId, id)) {}
+    this.interest.remember(workspaceId, mark, autopilots.flatMap(wantedBy));
+    for (const { id, last_seq, head } of autopilots) {
+      if (Number(last_seq) < Number(head ?? 0)) while (await this.consumeBatch(workspaceId, id)) {}
+    }
   }
 
   /** Reads the autopilot's next events; true when there may be more. */

@@ -4,9 +4,9 @@
 import type { FastifyInstance } from "fastify";
 import { requireWorkspaceAccess } from "../api/access.ts";
 import type { Authenticator } from "../auth/authenticator.ts";
-import { type Db, isPostgres } from "../db/index.ts";
+import type { Db } from "../db/index.ts";
 import type { EventSignal } from "../events/signal.ts";
-import { EventTriggerConsumer } from "./event-triggers.ts";
+import { AUTOPILOT_CHANGES, EventTriggerConsumer } from "./event-triggers.ts";
 import type { FireSettings } from "./fire.ts";
 import { autopilotHookRoutes } from "./hook-routes.ts";
 import { autopilotRoutes } from "./routes.ts";
@@ -23,8 +23,6 @@ export interface AutopilotsOptions {
 }
 
 const DEFAULT_SWEEP_MS = 5_000;
-/** What can move a fire time; fires (`autopilot.fired|skipped`) need no wake: each process's timer is set for them. */
-const SCHEDULE_CHANGES = new Set(["autopilot.created", "autopilot.updated", "autopilot.deleted", "autopilot.paused"]);
 
 /** Registered under `/api/v1`. */
 export async function autopilotsPlugin(app: FastifyInstance, options: AutopilotsOptions): Promise<void> {
@@ -37,15 +35,15 @@ export async function autopilotsPlugin(app: FastifyInstance, options: Autopilots
   const events = new EventTriggerConsumer(db, settings, logError);
   const sweep = () => void events.sweep().catch(logError);
   const { signal } = options;
-  // An autopilot changed in another process: PostgreSQL's hints carry the event (when it fits). SQLite's never do, and
-  // its one process wakes its scheduler from the routes (`changed`), not on every commit.
-  const viaHints = isPostgres(db);
+  // Hints carry their committed event (when it fits): only an autopilot's change can move a fire time; its fires
+  // (`autopilot.fired|skipped`) need no wake, each process's timer is set for them.
   signal.onHint((workspaceId, _seq, event) => {
-    if (event ? SCHEDULE_CHANGES.has(event.type) : viaHints) scheduler.wake();
-    events.hint(workspaceId);
+    if (!event || AUTOPILOT_CHANGES.has(event.type)) scheduler.wake();
+    events.hint(workspaceId, event);
   });
   signal.onResync(() => {
     scheduler.wake();
+    events.forget();
     sweep();
   });
   const backstop = setInterval(sweep, options.sweepMs ?? DEFAULT_SWEEP_MS).unref();
@@ -63,7 +61,7 @@ export async function autopilotsPlugin(app: FastifyInstance, options: Autopilots
   await app.register(
     async (workspace) => {
       requireWorkspaceAccess(workspace, authenticator);
-      await workspace.register(autopilotRoutes, { db, settings, changed: () => scheduler.wake() });
+      await workspace.register(autopilotRoutes, { db, settings });
     },
     { prefix: "/workspaces/:ws_id" },
   );

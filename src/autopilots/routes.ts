@@ -33,8 +33,6 @@ const tags = AUTOPILOT_TAGS;
 export interface AutopilotRouteOptions {
   db: Db;
   settings: FireSettings;
-  /** Called after a change through these routes has committed: this process's scheduler looks again. */
-  changed(): void;
 }
 
 /** The origin the caller reached us at: webhook trigger URLs are built on it. */
@@ -44,10 +42,6 @@ const originOf = (request: FastifyRequest) => `${request.protocol}://${request.h
 export async function autopilotRoutes(app: FastifyInstance, options: AutopilotRouteOptions): Promise<void> {
   const { db, settings } = options;
   const routes = app.withTypeProvider<ZodTypeProvider>();
-  app.addHook("onResponse", (request, reply, done) => {
-    if (request.method !== "GET" && reply.statusCode < 300) options.changed();
-    done();
-  });
 
   routes.post(
     "/autopilots",

@@ -1,11 +1,13 @@
 // How the processes sharing a database wake each other: a signal is a payload sent on a named channel. On PostgreSQL
 // it is a NOTIFY, sent inside the change's transaction and so delivered only once that commits, to a listening
 // connection in every process (this one included; db/listener.ts keeps it, and says when it came back after a loss,
-// when signals may have been missed). On SQLite (one process per file) it stays in the process: the database runs one
-// transaction at a time, so whatever a signal starts reads after the change committed. A signal only ever says
-// "look": the truth is read from the tables. Features give channels and payloads their meaning (events, work).
+// when signals may have been missed). On SQLite (one process per file) it stays in the process, and a signal sent in a
+// transaction goes out once that commits (db/commit-hooks.ts), never on rollback, as on PostgreSQL. A signal only
+// ever says "look": the truth is read from the tables. Features give channels and payloads their meaning (events,
+// work).
 import { EventEmitter } from "node:events";
 import { type RawBuilder, sql } from "kysely";
+import { afterCommit } from "./commit-hooks.ts";
 import { type Db, isPostgres } from "./index.ts";
 import { type ListenerLog, PostgresListener } from "./listener.ts";
 
@@ -17,7 +19,7 @@ const local = new EventEmitter().setMaxListeners(0);
 /** Sends `payload` on `channel` to every process; inside a transaction it goes out when (and only if) that commits. */
 export async function sendSignal(db: Db, channel: string, payload: string): Promise<void> {
   if (isPostgres(db)) await sql`select ${notification(channel, payload)}`.execute(db);
-  else signalLocally(channel, payload);
+  else if (!afterCommit(db, () => signalLocally(channel, payload))) signalLocally(channel, payload);
 }
 
 /** PostgreSQL: the expression that sends the signal, to select inside a larger statement. */

@@ -3,7 +3,7 @@
 // PostgreSQL: the workspace's event counter is a row lock held until commit, so taking it last, for one round trip,
 // keeps writers of one workspace from queueing behind each other's whole transactions.
 import { type Selectable, sql } from "kysely";
-import { beforeCommit } from "../db/commit-hooks.ts";
+import { afterCommit, beforeCommit } from "../db/commit-hooks.ts";
 import { type Db, isPostgres } from "../db/index.ts";
 import { holdWorkspace } from "../db/lock-order.ts";
 import type { EventsTable } from "../db/schema.ts";
@@ -104,7 +104,29 @@ async function writeOnSqlite(trx: Db, workspaceId: string, events: PendingEvent[
     return activityId === null ? [] : [activityRow(row, activityId, row.created_at)];
   });
   if (entries.length > 0) await trx.insertInto("activity").values(entries).execute();
-  signalLocally(EVENTS_CHANNEL, `${workspaceId}:${first + events.length - 1}`);
+  const hints = rows.map(hintOf);
+  const send = () => {
+    for (const hint of hints) signalLocally(EVENTS_CHANNEL, hint);
+  };
+  // Like PostgreSQL's NOTIFYs: heard once the change has committed, never if it rolls back.
+  if (!afterCommit(trx, send)) send();
+}
+
+/** The hint PostgreSQL's NOTIFY carries (writeOnPostgres; outbox.ts reads it): `workspace:seq[:event]`. */
+function hintOf(row: Selectable<EventsTable>): string {
+  const hint = `${row.workspace_id}:${row.seq}`;
+  const event = JSON.stringify([
+    row.id,
+    row.type,
+    row.entity_type,
+    row.entity_id,
+    row.issue_id,
+    row.actor_type,
+    row.actor_id,
+    row.data,
+    row.created_at,
+  ]);
+  return Buffer.byteLength(event) < NOTIFY_EVENT_BYTES ? `${hint}:${event}` : hint;
 }
 
 const activityRow = (row: PendingEvent["row"], id: string, created_at: string) => ({

@@ -64,8 +64,7 @@ const DEFAULT_PER_HOOK = 16;
 export async function eventsPlugin(app: FastifyInstance, options: EventsOptions): Promise<void> {
   const { db, dialect, tuning = {} } = options;
   // On PostgreSQL the stream, fan-out and deliveries read and write through a small pool of their own: behind the
-  // requests' pool, a burst of writes would hold every new event back until it drained. (SQLite has one connection,
-  // and its in-process hints rely on it: a read waits for the writing transaction.)
+  // requests' pool, a burst of writes would hold every new event back until it drained. (SQLite has one connection.)
   const own = dialect === "postgres" ? openDatabase(options.databaseUrl, { maxConnections: 4 }) : undefined;
   const workDb = own?.db ?? db;
   let closing = false;

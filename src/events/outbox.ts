@@ -6,7 +6,7 @@ import type { EventsTable } from "../db/schema.ts";
 import { fromJson } from "../db/values.ts";
 import type { EventType } from "./types.ts";
 
-/** The PostgreSQL channel every server process listens on; the payload is `<workspace id>:<seq>`. */
+/** The channel every server process listens on; the payload is `<workspace id>:<seq>[:<event>]` (parseEventNotice). */
 export const EVENTS_CHANNEL = "workspace_events";
 
 /** An event as the API, the stream and webhooks show it. */
@@ -41,7 +41,7 @@ export interface NewEvent {
 }
 
 /**
- * The hint a NOTIFY carries: `workspace:seq`, then `:` and the event (a JSON array of its other columns, in the
+ * The hint a signal carries: `workspace:seq`, then `:` and the event (a JSON array of its other columns, in the
  * table's order) when it fitted. Undefined for anything else.
  */
 export function parseEventNotice(

@@ -1,11 +1,11 @@
-// Cross-process fan-out of events, over db/signals.ts: a hint says "workspace W has reached seq N", and on PostgreSQL
-// carries the event itself when it fits (append.ts): a feed that has everything before it writes it at once,
-// otherwise subscribers read the rows from the outbox in seq order.
+// Cross-process fan-out of events, over db/signals.ts: a hint says "workspace W has reached seq N", and carries the
+// event itself when it fits (append.ts; the same payload on both databases, heard only once committed): a feed that
+// has everything before it writes it at once, otherwise subscribers read the rows from the outbox in seq order.
 import type { ListenerLog } from "../db/listener.ts";
 import { openSignals } from "../db/signals.ts";
 import { EVENTS_CHANNEL, parseEventNotice, type WorkspaceEvent } from "./outbox.ts";
 
-/** `event` is the event of `seq` itself, when the hint carried it (committed: PostgreSQL notifies only then). */
+/** `event` is the event of `seq` itself, when the hint carried it (committed: hints go out only then). */
 export type HintListener = (workspaceId: string, seq: number, event?: WorkspaceEvent) => void;
 
 export interface EventSignal {

@@ -9,7 +9,7 @@ import { sql } from "kysely";
 import type { InboxKind } from "../db/enums.ts";
 import { type Db, isPostgres } from "../db/index.ts";
 import type { InboxItemsTable } from "../db/schema.ts";
-import { sendSignal, signalLocally } from "../db/signals.ts";
+import { sendSignal } from "../db/signals.ts";
 import { newId, now } from "../db/values.ts";
 
 /**
@@ -172,7 +172,7 @@ export function announceRead(trx: Db, keys: Array<{ userId: string; workspaceId:
 async function announce(trx: Db, payloads: string[]): Promise<void> {
   if (payloads.length === 0) return;
   if (!isPostgres(trx)) {
-    for (const payload of payloads) signalLocally(INBOX_CHANNEL, payload);
+    for (const payload of payloads) await sendSignal(trx, INBOX_CHANNEL, payload);
     return;
   }
   if (payloads.length === 1) return sendSignal(trx, INBOX_CHANNEL, payloads[0]!);

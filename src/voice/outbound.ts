@@ -4,11 +4,13 @@
 // spoken by the model when the call's stream is up on this process, else with <Say> — and the call ends.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
+import { type Insertable, sql } from "kysely";
 import { z } from "zod";
 import type { Authenticator } from "../auth/authenticator.ts";
 import { CALL_STATUSES, type CallStatus } from "../db/enums.ts";
-import type { Db } from "../db/index.ts";
-import { isId, newId, now } from "../db/values.ts";
+import { type Db, isPostgres } from "../db/index.ts";
+import type { CallsTable } from "../db/schema.ts";
+import { isId, newId, now, timestampAt } from "../db/values.ts";
 import { HttpError, notFound, registerErrorHandler } from "../http/errors.ts";
 import { CarrierApiError, type CarrierRest } from "./carrier-rest.ts";
 import type { StreamTokens } from "./stream-token.ts";
@@ -62,8 +64,6 @@ export async function outboundRoutes(app: FastifyInstance, options: OutboundOpti
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
   const routes = app.withTypeProvider<ZodTypeProvider>();
-  // Per call server, as the limit says: the placements of the last minute, oldest first.
-  const placed: number[] = [];
 
   const member = async (request: FastifyRequest): Promise<string> => {
     if (!options.workspaceId) throw new HttpError(404, "Outbound calls need CALL_WORKSPACE_ID on the call server");
@@ -79,35 +79,26 @@ export async function outboundRoutes(app: FastifyInstance, options: OutboundOpti
     if (!from) throw new HttpError(422, "No number to call from: give from, or set CALL_FROM_NUMBER");
     const origin = options.originOf(request);
     if (!origin) throw new HttpError(400, "Bad Host header");
-    const nowMs = Date.now();
-    while (placed.length > 0 && placed[0]! <= nowMs - WINDOW_MS) placed.shift();
-    if (placed.length >= options.maxPerMinute) {
-      const retryAfter = Math.max(1, Math.ceil((placed[0]! + WINDOW_MS - nowMs) / 1000));
+    const id = newId();
+    const { to, instructions, greeting, voicemail_message } = request.body;
+    const row = {
+      id,
+      workspace_id: workspaceId,
+      call_sid: null,
+      stream_sid: null,
+      direction: "outbound",
+      status: "queued",
+      to_number: to,
+      from_number: from,
+      instructions: instructions ?? null,
+      greeting: greeting ?? null,
+      voicemail_message: voicemail_message ?? null,
+    } as const;
+    const retryAfter = await recordPlacement(db, row, options.maxPerMinute);
+    if (retryAfter !== undefined) {
       reply.header("retry-after", String(retryAfter));
       throw new HttpError(429, `At most ${options.maxPerMinute} outbound calls a minute: try again in ${retryAfter} s`);
     }
-    placed.push(nowMs);
-
-    const id = newId();
-    const { to, instructions, greeting, voicemail_message } = request.body;
-    await db
-      .insertInto("calls")
-      .values({
-        id,
-        workspace_id: workspaceId,
-        call_sid: null,
-        stream_sid: null,
-        started_at: now(),
-        ended_at: null,
-        direction: "outbound",
-        status: "queued",
-        to_number: to,
-        from_number: from,
-        instructions: instructions ?? null,
-        greeting: greeting ?? null,
-        voicemail_message: voicemail_message ?? null,
-      })
-      .execute();
     const base = origin.href.replace(/\/$/, "");
     const webhook = new URL(`${base}/`);
     webhook.searchParams.set("call", id);
@@ -223,6 +214,41 @@ export async function outboundRoutes(app: FastifyInstance, options: OutboundOpti
       }
     }),
   );
+}
+
+type NewOutboundCall = Omit<Insertable<CallsTable>, "started_at" | "ended_at">;
+
+/**
+ * Records the placement, unless the call workspace placed `maxPerMinute` calls in the last minute (every process
+ * serving it counts: the rows are the count): then nothing is recorded, and the answer is the seconds until a
+ * placement leaves the window. On PostgreSQL placers of one workspace take turns (a transaction-scoped advisory lock),
+ * so two processes cannot both take the last place; SQLite runs one transaction at a time.
+ */
+async function recordPlacement(db: Db, call: NewOutboundCall, maxPerMinute: number): Promise<number | undefined> {
+  const workspaceId = String(call.workspace_id);
+  return db.transaction().execute(async (trx) => {
+    if (isPostgres(trx)) {
+      await sql`select pg_advisory_xact_lock(hashtextextended(${`outbound-calls:${workspaceId}`}, 0))`.execute(trx);
+    }
+    const nowMs = Date.now();
+    // Read through calls_workspace_idx (workspace, started_at): only the last minute's rows.
+    const recent = await trx
+      .selectFrom("calls")
+      .select((eb) => [eb.fn.countAll<number | string>().as("placed"), eb.fn.min("started_at").as("oldest")])
+      .where("workspace_id", "=", workspaceId)
+      .where("started_at", ">", timestampAt(nowMs - WINDOW_MS))
+      .where("direction", "=", "outbound")
+      .executeTakeFirstOrThrow();
+    if (Number(recent.placed) >= maxPerMinute) {
+      const oldestMs = Date.parse(`${String(recent.oldest).slice(0, 23)}Z`);
+      return Math.max(1, Math.ceil((oldestMs + WINDOW_MS - nowMs) / 1000));
+    }
+    await trx
+      .insertInto("calls")
+      .values({ ...call, started_at: now(), ended_at: null })
+      .execute();
+    return undefined;
+  });
 }
 
 /** An outbound or inbound call of the workspace as GET /calls/{id} shows it. */

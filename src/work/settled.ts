@@ -18,26 +18,29 @@ export async function resumeWhenSettled(
   waiting: { taskId: string; runId: string; at?: string },
 ): Promise<boolean> {
   const at = waiting.at ?? now();
-  const pendingApproval = await trx
-    .selectFrom("approvals")
-    .select("id")
-    .where("run_id", "=", waiting.runId)
-    .where("status", "=", "pending")
-    .executeTakeFirst();
-  const openQuestion = await trx
-    .selectFrom("questions")
-    .select("id")
-    .where("run_id", "=", waiting.runId)
-    .where("status", "=", "open")
-    .executeTakeFirst();
-  if (pendingApproval || openQuestion) return false;
-  const askedByRunner = await trx
-    .selectFrom("questions")
-    .select("id")
-    .where("run_id", "=", waiting.runId)
-    .where("tool_call_id", "is", null)
-    .executeTakeFirst();
-  const resumed = askedByRunner
+  // One round trip: what the run still waits for, and whether it is a runner's (its questions have no tool call).
+  const run = await trx
+    .selectNoFrom((eb) => [
+      eb
+        .exists(
+          eb.selectFrom("approvals").select("id").where("run_id", "=", waiting.runId).where("status", "=", "pending"),
+        )
+        .as("pending_approval"),
+      eb
+        .exists(
+          eb.selectFrom("questions").select("id").where("run_id", "=", waiting.runId).where("status", "=", "open"),
+        )
+        .as("open_question"),
+      eb
+        .exists(
+          eb.selectFrom("questions").select("id").where("run_id", "=", waiting.runId).where("tool_call_id", "is", null),
+        )
+        .as("asked_by_runner"),
+    ])
+    .executeTakeFirstOrThrow();
+  // PostgreSQL answers booleans, SQLite 0 or 1.
+  if (Number(run.pending_approval) || Number(run.open_question)) return false;
+  const resumed = Number(run.asked_by_runner)
     ? await queueNextAssignment(trx, waiting.taskId, waiting.runId, at)
     : await markResumable(trx, waiting.taskId, at);
   if (resumed) await announce(trx, { kind: "tasks" });

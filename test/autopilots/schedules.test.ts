@@ -69,6 +69,31 @@ describe.each(testDialects)("schedules (%s)", (dialect) => {
   });
 });
 
+describe.each(testDialects)("a schedule created through the API (%s)", (dialect) => {
+  let f: AutopilotFixture;
+
+  beforeAll(async () => {
+    f = await startAutopilotFixture(dialect);
+  });
+  afterAll(() => f.t.close());
+
+  it("wakes the scheduler through its event (asleep for a minute with nothing due): it fires on its first time", async () => {
+    const autopilot = await createAutopilot(
+      f.t.api,
+      f.ws,
+      f.member.token,
+      autopilotBody(f.agentId, { overlap: "allow", triggers: [everyTwoSeconds] }),
+    );
+    const runs = await eventually(async () => {
+      const listed = (
+        await f.t.api.get(`workspaces/${f.ws}/autopilots/${autopilot.id}/runs`, { token: f.member.token })
+      ).body;
+      return listed.length >= 1 && listed;
+    }, "the first scheduled fire");
+    expect(runs[0]).toMatchObject({ trigger_kind: "schedule", status: "issue_created" });
+  });
+});
+
 describe.each(testDialects)("a restart across missed fire times (%s)", (dialect) => {
   let database: TestDatabase;
   let app: TestApp | undefined;

@@ -51,8 +51,7 @@ describe.each(testDialects)("signals between processes (%s)", (dialect) => {
     await eventually(() => heard.includes("committed"), "the committed signal");
     await eventually(() => otherHeard.includes("elsewhere"), "the other channel's signal");
     stop();
-    // SQLite's signals stay in the process, where a rolled-back transaction's are only ever hints to read again.
-    if (dialect === "postgres") expect(heard).toEqual(["committed"]);
+    expect(heard).toEqual(["committed"]);
     expect(otherHeard).toEqual(["elsewhere"]);
   });
 

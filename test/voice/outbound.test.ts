@@ -31,16 +31,37 @@ describe.each(testDialects)("outbound calls (%s)", (dialect) => {
     await f?.t.close();
   });
 
+  /** A call server on the fixture's database; the tests' placements share its workspace's minute, hence the cap. */
   async function callServer(env: Record<string, string> = {}) {
-    rest = await CarrierRestDouble.start();
-    harness = await startHarness({
+    rest ??= await CarrierRestDouble.start();
+    const started = await startHarness({
       sharedDatabaseUrl: f.t.databaseUrl,
       database: dialect,
       dialect: "ga",
-      env: { ...rest.env, CALL_WORKSPACE_ID: f.ws, CALL_FROM_NUMBER: FROM, ...env },
+      env: {
+        ...rest.env,
+        CALL_WORKSPACE_ID: f.ws,
+        CALL_FROM_NUMBER: FROM,
+        CALL_MAX_OUTBOUND_PER_MINUTE: "1000",
+        ...env,
+      },
     });
-    return harness;
+    harness ??= started;
+    return started;
   }
+
+  /** A workspace of its own, whose owner places its calls: no other test's placements count against its cap. */
+  async function dialerWorkspace(): Promise<{ ws: string; auth: Record<string, string> }> {
+    const ws = (await f.t.api.post("workspaces/", { name: "Dialer" }, { token: f.owner.token })).body.id;
+    return { ws, auth: { authorization: `Bearer ${f.owner.token}` } };
+  }
+
+  const postTo = (server: Harness, body: unknown, headers: Record<string, string>) =>
+    fetch(`${server.server.url}/calls`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    }).then(async (response) => ({ status: response.status, headers: response.headers }));
 
   const post = (body: unknown, headers: Record<string, string> = { authorization: `Bearer ${f.member.token}` }) =>
     fetch(`${harness!.server.url}/calls`, {
@@ -220,13 +241,33 @@ describe.each(testDialects)("outbound calls (%s)", (dialect) => {
   });
 
   it("at most CALL_MAX_OUTBOUND_PER_MINUTE placements a minute: the next one is 429", async () => {
-    await callServer({ CALL_MAX_OUTBOUND_PER_MINUTE: "2" });
-    expect((await post({ to: TO })).status).toBe(201);
-    expect((await post({ to: TO })).status).toBe(201);
-    const refused = await post({ to: TO });
+    const { ws, auth } = await dialerWorkspace();
+    await callServer({ CALL_WORKSPACE_ID: ws, CALL_MAX_OUTBOUND_PER_MINUTE: "2" });
+    expect((await post({ to: TO }, auth)).status).toBe(201);
+    expect((await post({ to: TO }, auth)).status).toBe(201);
+    const refused = await post({ to: TO }, auth);
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(rest!.requests).toHaveLength(2);
+  });
+
+  it("the cap holds for the server, not each process: two processes on one database share it, even at once", async () => {
+    const { ws, auth } = await dialerWorkspace();
+    const env = { CALL_WORKSPACE_ID: ws, CALL_MAX_OUTBOUND_PER_MINUTE: "3" };
+    const first = await callServer(env);
+    const second = await callServer(env);
+    try {
+      expect((await postTo(first, { to: TO }, auth)).status).toBe(201);
+      // Four at once, two through each process, for the two places left.
+      const racing = await Promise.all(
+        [first, second, first, second].map((server) => postTo(server, { to: TO }, auth)),
+      );
+      expect(racing.map((answer) => answer.status).sort()).toEqual([201, 201, 429, 429]);
+      expect((await postTo(second, { to: TO }, auth)).status).toBe(429);
+      expect(rest!.requests).toHaveLength(3);
+    } finally {
+      await second.close();
+    }
   });
 
   it("a carrier that refuses to place the call is a 502 naming its error; the call is marked failed", async () => {

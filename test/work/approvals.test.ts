@@ -1,30 +1,21 @@
 // A person in the loop: tools named in approval_required stop the run until a member approves or denies, with no
 // process waiting meanwhile (a restart in between changes nothing).
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createTestDatabase, testDialects } from "../helpers/databases.ts";
+import { describe, expect, it } from "vitest";
+import { testDialects } from "../helpers/databases.ts";
 import { eventually } from "../helpers/eventually.ts";
-import { TestModelServer } from "../helpers/model-server.ts";
 import {
+  acrossRestart,
   createAgent,
   createIssue,
+  expectNothingHeld,
   parseEventStream,
   readRunEvents,
-  startServerOn,
-  startWorkFixture,
   taskReaching,
-  type WorkFixture,
+  useWorkFixture,
 } from "./helpers.ts";
 
 describe.each(testDialects)("approvals (%s)", (dialect) => {
-  let f: WorkFixture;
-  beforeAll(async () => {
-    f = await startWorkFixture(dialect);
-  });
-  afterAll(() => f.close());
-  beforeEach(() => {
-    f.model.reset();
-    f.model.setDefault({ text: "Done." });
-  });
+  const f = useWorkFixture(dialect);
 
   const approvals = async (query = "") =>
     (await f.api.get(`workspaces/${f.ws}/approvals${query}`, { token: f.member.token })).body as any[];
@@ -66,13 +57,7 @@ describe.each(testDialects)("approvals (%s)", (dialect) => {
     expect(await issuesTitled("Follow-up A")).toEqual([]);
     const run = (await f.api.get(`workspaces/${f.ws}/runs/${task.run_id}`, { token: f.member.token })).body;
     expect(run.status).toBe("waiting_approval");
-    // Nothing of a process is held: no lease, the agent is not working, no model request open.
-    const row = await f.t.db.selectFrom("tasks").selectAll().where("id", "=", task.id).executeTakeFirstOrThrow();
-    expect([row.lease_owner, row.lease_expires_at]).toEqual([null, null]);
-    expect((await f.api.get(`workspaces/${f.ws}/agents/${agent.id}`, { token: f.member.token })).body.status).toBe(
-      "idle",
-    );
-    expect(f.model.openStreams).toBe(0);
+    await expectNothingHeld(f, task.id, agent.id);
 
     // A subscriber waiting on the run sees the request now and the rest once it is decided.
     const stream = fetch(`${f.t.url}/api/v1/workspaces/${f.ws}/runs/${task.run_id}/events`, {
@@ -179,48 +164,18 @@ describe.each(testDialects)("approvals (%s)", (dialect) => {
 
 describe.each(testDialects)("approvals across a restart (%s)", (dialect) => {
   it("a run waiting for approval survives a restart: approved on the new server, it resumes there", async () => {
-    const model = await TestModelServer.start();
-    const database = await createTestDatabase(dialect);
-    const env = { OPENAI_BASE_URL: model.url, AGENT_MODEL: "openai/test-model" };
-    let server = await startServerOn(database.url, env);
-    try {
-      const owner = (
-        await server.api.post("auth/register", { email: `o-${Date.now()}@example.com`, password: "long enough pw" })
-      ).body;
-      const auth = { token: owner.token };
-      const ws = (await server.api.post("workspaces/", { name: "Restart" }, auth)).body.id;
-      const agent = (
-        await server.api.post(
-          `workspaces/${ws}/agents/`,
-          { name: "Careful", runtime_config: { approval_required: ["*"] } },
-          auth,
-        )
-      ).body;
-      const issue = (await server.api.post(`workspaces/${ws}/issues/`, { title: "Restart me" }, auth)).body;
-      model.reply({
-        toolCalls: [
-          { id: "call_r", name: "add_comment", arguments: { issue_id: issue.id, content: "Approved note." } },
-        ],
-      });
-      await server.api.patch(
-        `workspaces/${ws}/issues/${issue.id}`,
-        { assignee_type: "agent", assignee_id: agent.id },
-        auth,
-      );
-      const [approval] = await eventually(async () => {
-        const list = (await server.api.get(`workspaces/${ws}/approvals?status=pending`, auth)).body;
-        return list.length > 0 && list;
-      }, "the approval");
-
-      await server.close();
-      server = await startServerOn(database.url, env);
+    const scene = {
+      agent: { name: "Careful", runtime_config: { approval_required: ["*"] } },
+      firstReply: (issueId: string) => ({
+        toolCalls: [{ id: "call_r", name: "add_comment", arguments: { issue_id: issueId, content: "Approved note." } }],
+      }),
+      pendingPath: "approvals?status=pending",
+    };
+    await acrossRestart(dialect, scene, async ({ server, model, auth, ws, issue, pending: approval, succeeded }) => {
       model.reply({ text: "Noted." });
       const decided = await server.api.post(`workspaces/${ws}/approvals/${approval.id}`, { decision: "approve" }, auth);
       expect(decided.status).toBe(200);
-      const task = await eventually(async () => {
-        const [row] = (await server.api.get(`workspaces/${ws}/tasks`, auth)).body;
-        return row?.status === "succeeded" && row;
-      }, "the task to succeed after the restart");
+      const task = await succeeded();
       expect(task.attempt).toBe(1);
       const comments = (await server.api.get(`workspaces/${ws}/issues/${issue.id}/comments`, auth)).body;
       expect(
@@ -229,10 +184,6 @@ describe.each(testDialects)("approvals across a restart (%s)", (dialect) => {
       // The model went on from the stored thread: its second request carries the first call and its result.
       const resumed = model.requests.at(-1)?.body.messages.map((message: { role: string }) => message.role);
       expect(resumed).toEqual(["system", "user", "assistant", "tool"]);
-    } finally {
-      await server.close();
-      await database.drop();
-      await model.close();
-    }
+    });
   });
 });

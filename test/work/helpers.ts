@@ -1,13 +1,15 @@
 // Shared set-up of the agents-at-work tests: a server with its worker, a model double it talks to, a workspace of
 // every role, and the waits and reads these tests repeat.
+import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 import { loadConfig } from "../../src/config.ts";
 import { openDatabase, type SqlDialect } from "../../src/db/index.ts";
 import { migrateToLatest } from "../../src/db/migrate.ts";
 import { buildServer } from "../../src/server.ts";
 import type { ToolRegistry } from "../../src/tools/registry.ts";
 import { ApiClient, createWorkspaceWithRoles, startTestApp, type TestApp, type TestUser } from "../helpers/app.ts";
+import { createTestDatabase } from "../helpers/databases.ts";
 import { eventually } from "../helpers/eventually.ts";
-import { TestModelServer } from "../helpers/model-server.ts";
+import { type ModelScript, TestModelServer } from "../helpers/model-server.ts";
 
 export interface WorkFixture {
   t: TestApp;
@@ -55,6 +57,93 @@ export async function startWorkFixture(dialect: SqlDialect, options: WorkFixture
       if (!options.model) await model.close();
     },
   };
+}
+
+/**
+ * The suite's fixture: started before its first test, closed after its last; each test begins with a model double
+ * that has no replies queued and answers "Done." by default. Its fields are there from the first test on.
+ */
+export function useWorkFixture(dialect: SqlDialect, options: WorkFixtureOptions = {}): WorkFixture {
+  const f = {} as WorkFixture;
+  beforeAll(async () => {
+    Object.assign(f, await startWorkFixture(dialect, options));
+  });
+  afterAll(() => f.close());
+  beforeEach(() => {
+    f.model.reset();
+    f.model.setDefault({ text: "Done." });
+  });
+  return f;
+}
+
+/** A run that waits for a person holds nothing of a process: no lease, its agent idle, no model request open. */
+export async function expectNothingHeld(f: WorkFixture, taskId: string, agentId: string): Promise<void> {
+  const row = await f.t.db.selectFrom("tasks").selectAll().where("id", "=", taskId).executeTakeFirstOrThrow();
+  expect([row.lease_owner, row.lease_expires_at]).toEqual([null, null]);
+  expect((await f.api.get(`workspaces/${f.ws}/agents/${agentId}`, { token: f.member.token })).body.status).toBe("idle");
+  expect(f.model.openStreams).toBe(0);
+}
+
+export interface RestartScene {
+  /** The server after the restart. */
+  server: Awaited<ReturnType<typeof startServerOn>>;
+  model: TestModelServer;
+  auth: { token: string };
+  ws: string;
+  issue: { id: string };
+  /** The first entry of `pendingPath`, read before the restart. */
+  pending: any;
+  /** The workspace's one task, once it succeeded. */
+  succeeded(): Promise<any>;
+}
+
+/**
+ * A run that waits for a person, across a restart: on a fresh database, an owner's agent (`agent`: its body) is
+ * assigned an issue, the model's first reply being `firstReply(issueId)`; once the workspace's `pendingPath` (e.g.
+ * `approvals?status=pending`) lists something, the server is replaced by a new one on the same database and `then`
+ * goes on there. Everything is closed afterwards.
+ */
+export async function acrossRestart(
+  dialect: SqlDialect,
+  scene: { agent: Record<string, unknown>; firstReply: (issueId: string) => ModelScript; pendingPath: string },
+  then: (scene: RestartScene) => Promise<void>,
+): Promise<void> {
+  const model = await TestModelServer.start();
+  const database = await createTestDatabase(dialect);
+  const env = { OPENAI_BASE_URL: model.url, AGENT_MODEL: "openai/test-model" };
+  let server = await startServerOn(database.url, env);
+  try {
+    const owner = (
+      await server.api.post("auth/register", { email: `o-${Date.now()}@example.com`, password: "long enough pw" })
+    ).body;
+    const auth = { token: owner.token };
+    const ws = (await server.api.post("workspaces/", { name: "Restart" }, auth)).body.id;
+    const agent = (await server.api.post(`workspaces/${ws}/agents/`, scene.agent, auth)).body;
+    const issue = (await server.api.post(`workspaces/${ws}/issues/`, { title: "Restart me" }, auth)).body;
+    model.reply(scene.firstReply(issue.id));
+    await server.api.patch(
+      `workspaces/${ws}/issues/${issue.id}`,
+      { assignee_type: "agent", assignee_id: agent.id },
+      auth,
+    );
+    const [pending] = await eventually(async () => {
+      const list = (await server.api.get(`workspaces/${ws}/${scene.pendingPath}`, auth)).body;
+      return list.length > 0 && list;
+    }, scene.pendingPath);
+
+    await server.close();
+    server = await startServerOn(database.url, env);
+    const succeeded = () =>
+      eventually(async () => {
+        const [row] = (await server.api.get(`workspaces/${ws}/tasks`, auth)).body;
+        return row?.status === "succeeded" && row;
+      }, "the task to succeed after the restart");
+    await then({ server, model, auth, ws, issue, pending, succeeded });
+  } finally {
+    await server.close();
+    await database.drop();
+    await model.close();
+  }
 }
 
 export const TERMINAL = ["succeeded", "failed", "cancelled"];

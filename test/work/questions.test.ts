@@ -1,19 +1,17 @@
 // An agent asks a person: ask_human parks the task in waiting_input with nothing of a process held, any member answers
 // once, and the run resumes with the answer as the tool's result (a restart in between changes nothing).
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createTestDatabase, testDialects } from "../helpers/databases.ts";
-import { eventually } from "../helpers/eventually.ts";
-import { TestModelServer } from "../helpers/model-server.ts";
+import { describe, expect, it } from "vitest";
+import { testDialects } from "../helpers/databases.ts";
 import {
+  acrossRestart,
   createAgent,
   createIssue,
+  expectNothingHeld,
   readRunEvents,
-  startServerOn,
-  startWorkFixture,
   taskReaching,
   tasksOf,
   toolNamesOf,
-  type WorkFixture,
+  useWorkFixture,
 } from "./helpers.ts";
 
 /** The tool message the model was sent for `callId` in its newest request. */
@@ -21,15 +19,7 @@ const toolResultIn = (body: any, callId: string): string | undefined =>
   body?.messages?.find((message: { role: string; tool_call_id?: string }) => message.tool_call_id === callId)?.content;
 
 describe.each(testDialects)("questions (%s)", (dialect) => {
-  let f: WorkFixture;
-  beforeAll(async () => {
-    f = await startWorkFixture(dialect);
-  });
-  afterAll(() => f.close());
-  beforeEach(() => {
-    f.model.reset();
-    f.model.setDefault({ text: "Done." });
-  });
+  const f = useWorkFixture(dialect);
 
   const questions = async (query = "") =>
     (await f.api.get(`workspaces/${f.ws}/questions${query}`, { token: f.member.token })).body as any[];
@@ -71,13 +61,7 @@ describe.each(testDialects)("questions (%s)", (dialect) => {
     });
     const run = (await f.api.get(`workspaces/${f.ws}/runs/${task.run_id}`, { token: f.member.token })).body;
     expect(run.status).toBe("waiting_input");
-    // Nothing of a process is held: no lease, the agent is not working, no model request open.
-    const row = await f.t.db.selectFrom("tasks").selectAll().where("id", "=", task.id).executeTakeFirstOrThrow();
-    expect([row.lease_owner, row.lease_expires_at]).toEqual([null, null]);
-    expect((await f.api.get(`workspaces/${f.ws}/agents/${agent.id}`, { token: f.member.token })).body.status).toBe(
-      "idle",
-    );
-    expect(f.model.openStreams).toBe(0);
+    await expectNothingHeld(f, task.id, agent.id);
     // Asking posts nothing else.
     const comments = (await f.api.get(`workspaces/${f.ws}/issues/${issue.id}/comments`, { token: f.member.token }))
       .body;
@@ -243,33 +227,14 @@ describe.each(testDialects)("questions (%s)", (dialect) => {
 
 describe.each(testDialects)("questions across a restart (%s)", (dialect) => {
   it("a run waiting for an answer survives a restart: answered on the new server, it resumes there", async () => {
-    const model = await TestModelServer.start();
-    const database = await createTestDatabase(dialect);
-    const env = { OPENAI_BASE_URL: model.url, AGENT_MODEL: "openai/test-model" };
-    let server = await startServerOn(database.url, env);
-    try {
-      const owner = (
-        await server.api.post("auth/register", { email: `o-${Date.now()}@example.com`, password: "long enough pw" })
-      ).body;
-      const auth = { token: owner.token };
-      const ws = (await server.api.post("workspaces/", { name: "Restart" }, auth)).body.id;
-      const agent = (await server.api.post(`workspaces/${ws}/agents/`, { name: "Curious" }, auth)).body;
-      const issue = (await server.api.post(`workspaces/${ws}/issues/`, { title: "Restart me" }, auth)).body;
-      model.reply({
+    const scene = {
+      agent: { name: "Curious" },
+      firstReply: () => ({
         toolCalls: [{ id: "call_q", name: "ask_human", arguments: { question: "Which colour?" } }],
-      });
-      await server.api.patch(
-        `workspaces/${ws}/issues/${issue.id}`,
-        { assignee_type: "agent", assignee_id: agent.id },
-        auth,
-      );
-      const [question] = await eventually(async () => {
-        const list = (await server.api.get(`workspaces/${ws}/questions?status=open`, auth)).body;
-        return list.length > 0 && list;
-      }, "the question");
-
-      await server.close();
-      server = await startServerOn(database.url, env);
+      }),
+      pendingPath: "questions?status=open",
+    };
+    await acrossRestart(dialect, scene, async ({ server, model, auth, ws, issue, pending: question, succeeded }) => {
       model.reply({ text: "Painting it teal." });
       const answered = await server.api.post(
         `workspaces/${ws}/questions/${question.id}/answer`,
@@ -277,10 +242,7 @@ describe.each(testDialects)("questions across a restart (%s)", (dialect) => {
         auth,
       );
       expect(answered.status).toBe(200);
-      const task = await eventually(async () => {
-        const [row] = (await server.api.get(`workspaces/${ws}/tasks`, auth)).body;
-        return row?.status === "succeeded" && row;
-      }, "the task to succeed after the restart");
+      const task = await succeeded();
       expect(task.attempt).toBe(1);
       const comments = (await server.api.get(`workspaces/${ws}/issues/${issue.id}/comments`, auth)).body;
       expect(comments.map((comment: { content: string }) => comment.content)).toEqual(["Painting it teal."]);
@@ -288,10 +250,6 @@ describe.each(testDialects)("questions across a restart (%s)", (dialect) => {
       const resumed = model.requests.at(-1)?.body.messages;
       expect(resumed.map((message: { role: string }) => message.role)).toEqual(["system", "user", "assistant", "tool"]);
       expect(resumed.at(-1)).toMatchObject({ role: "tool", tool_call_id: "call_q", content: "Teal" });
-    } finally {
-      await server.close();
-      await database.drop();
-      await model.close();
-    }
+    });
   });
 });

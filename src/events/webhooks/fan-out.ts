@@ -10,26 +10,18 @@ import { fromJson, now } from "../../db/values.ts";
 import { CoalescedRuns } from "../coalesced-runs.ts";
 import { readEvents } from "../outbox.ts";
 import { matchesTypes } from "../types.ts";
+import { WorkspaceInterest } from "../workspace-interest.ts";
 import { newAttempt } from "./service.ts";
 
 const EVENTS_PER_TRANSACTION = 500;
 /** Rows per INSERT: 14 columns each, well inside both databases' parameter limits. */
 const ROWS_PER_INSERT = 200;
 
-/** Workspaces remembered as having no enabled hook; past this many the memory starts over. */
-const REMEMBERED_WITHOUT_HOOKS = 10_000;
-
 export class WebhookFanOut {
   /** Workspaces being worked on in this process. */
   private readonly runs: CoalescedRuns;
-  /**
-   * Workspaces found to have no enabled hook, whose events need no look at all (most workspaces have none). Every
-   * hook change is a `webhook.*` event: seeing one, or an event whose type the hint does not carry, forgets the
-   * workspace. The periodic sweep covers the hint that never came.
-   */
-  private readonly withoutHooks = new Set<string>();
-  /** Counts the forgettings, so a look that began before one does not remember a workspace as hook-less. */
-  private forgotten = 0;
+  /** What each workspace's enabled hooks want: every hook change is a `webhook.*` event. */
+  private readonly interest = new WorkspaceInterest((type) => type.startsWith("webhook."));
 
   constructor(
     private readonly db: Db,
@@ -46,16 +38,12 @@ export class WebhookFanOut {
    * during a run make one more run, not one each.
    */
   hint(workspaceId: string, event?: { type: string }): void {
-    if (!event || event.type.startsWith("webhook.")) this.forget(workspaceId);
-    else if (this.withoutHooks.has(workspaceId)) return;
-    this.runs.hint(workspaceId);
+    if (this.interest.concerns(workspaceId, event)) this.runs.hint(workspaceId);
   }
 
-  /** Forgets which workspaces have no hook (the hints may have missed a change: the listener reconnected). */
-  forget(workspaceId?: string): void {
-    this.forgotten++;
-    if (workspaceId === undefined) this.withoutHooks.clear();
-    else this.withoutHooks.delete(workspaceId);
+  /** Forgets what the hooks want (the hints may have missed a change: the listener reconnected). */
+  forget(): void {
+    this.interest.forget();
   }
 
   /** Every workspace with an enabled hook behind its last event (start-up, missed hints). */
@@ -73,18 +61,19 @@ export class WebhookFanOut {
   }
 
   private async queueWorkspace(workspaceId: string): Promise<void> {
-    const forgottenBefore = this.forgotten;
+    const mark = this.interest.mark();
     const hooks = await this.db
       .selectFrom("webhooks")
       .leftJoin("event_counters", "event_counters.workspace_id", "webhooks.workspace_id")
-      .select(["webhooks.id", "webhooks.last_seq", "event_counters.last_seq as head"])
+      .select(["webhooks.id", "webhooks.types", "webhooks.last_seq", "event_counters.last_seq as head"])
       .where("webhooks.enabled", "=", 1)
       .where("webhooks.workspace_id", "=", workspaceId)
       .execute();
-    if (hooks.length === 0 && this.forgotten === forgottenBefore) {
-      if (this.withoutHooks.size >= REMEMBERED_WITHOUT_HOOKS) this.withoutHooks.clear();
-      this.withoutHooks.add(workspaceId);
-    }
+    this.interest.remember(
+      workspaceId,
+      mark,
+      hooks.map((hook) => fromJson<string[]>(hook.types, [])),
+    );
     for (const hook of hooks) {
       if (Number(hook.last_seq) < Number(hook.head ?? 0)) while (await this.queueBatch(workspaceId, hook.id)) {}
     }
