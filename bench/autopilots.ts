@@ -9,7 +9,7 @@
 //    (`*/5 * * * * *` for 60 s: 12 fire times) — BENCH_SCHEDULE_CRON="* * * * *" BENCH_SCHEDULE_SECONDS=600 runs the
 //    spec's own. Beside it, a bare setTimeout loop's lateness for the same fire times.
 // On SQLite always (webhooks), on PostgreSQL when TEST_DATABASE_URL names a server (both parts); BENCH_DIALECT=sqlite
-// or postgres runs only that one.
+// or postgres runs only that one, BENCH_PART=webhooks or schedule only that part.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -262,10 +262,11 @@ async function benchSchedule() {
 }
 
 const only = process.env.BENCH_DIALECT;
-if (only !== "postgres") await benchWebhooks("sqlite");
+const part = process.env.BENCH_PART;
+if (only !== "postgres" && part !== "schedule") await benchWebhooks("sqlite");
 if (process.env.TEST_DATABASE_URL && only !== "sqlite") {
-  await benchWebhooks("postgres");
-  await benchSchedule();
+  if (part !== "schedule") await benchWebhooks("postgres");
+  if (part !== "webhooks") await benchSchedule();
 } else if (!process.env.TEST_DATABASE_URL) {
   console.log("\n(PostgreSQL skipped: set TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test to include it)");
 }
