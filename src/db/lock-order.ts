@@ -17,8 +17,7 @@ export type HeldParent = { agentId: string } | { webhookId: string };
  * SQLite runs one transaction at a time, so there it only asks whether they exist.
  */
 export async function holdWorkspace(trx: Db, workspaceId: string, parent?: HeldParent): Promise<boolean> {
-  const key = heldKey(workspaceId, parent);
-  if (heldIn.get(trx)?.has(key)) return true;
+  if (holds(trx, workspaceId, parent)) return true;
   const held = await lockTopDown(trx, workspaceId, parent);
   if (held) noteHeld(trx, workspaceId, parent);
   return held;
@@ -37,6 +36,10 @@ const heldKey = (workspaceId: string, parent?: HeldParent): string =>
     : "agentId" in parent
       ? `${workspaceId}/agent/${parent.agentId}`
       : `${workspaceId}/webhook/${parent.webhookId}`;
+
+/** True when `trx` holds the workspace (and the parent) already: the rows exist until it commits. */
+export const holds = (trx: Db, workspaceId: string, parent?: HeldParent): boolean =>
+  heldIn.get(trx)?.has(heldKey(workspaceId, parent)) ?? false;
 
 /** Notes that `trx` holds the workspace (and the parent) the way holdWorkspace would, by a statement of its own. */
 export function noteHeld(trx: Db, workspaceId: string, parent?: HeldParent): void {
