@@ -16,6 +16,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Cron } from "croner";
 import { openDatabase } from "../src/db/index.ts";
 import { createTestDatabase } from "../test/helpers/databases.ts";
+import { backendCpu, backendCpuSpent, cpuMs } from "./support/cpu-ticks.ts";
 import { fmt, startChild } from "./support/processes.ts";
 
 const CALLS = Number(process.env.BENCH_HOOK_CALLS ?? 1000);
@@ -166,7 +167,13 @@ async function benchWebhooks(dialect: "sqlite" | "postgres") {
         const hookUrl: string = created.body.triggers[0].url;
         const before = await issueCount();
         const baseline = await fireAll(bare.url, concurrency);
+        const databaseName = new URL(database.url).pathname.slice(1);
+        const readBackends = () => (dialect === "postgres" ? backendCpu(handle.db, databaseName) : new Map());
+        const serverCpuBefore = cpuMs(server.child.pid!);
+        const backendsBefore = await readBackends();
         const ours = await fireAll(hookUrl, concurrency);
+        const serverCpu = cpuMs(server.child.pid!) - serverCpuBefore;
+        const backendsCpu = backendCpuSpent(backendsBefore, await readBackends());
         const made = (await issueCount()) - before;
         console.log(
           `\n[${dialect}] ${CALLS} webhook calls, ${CALLS / REPEAT_EVERY} repeating a key, ${concurrency} at a time` +
@@ -174,6 +181,11 @@ async function benchWebhooks(dialect: "sqlite" | "postgres") {
         );
         line("agent-platform", ours);
         line("bare node:http", baseline);
+        console.log(
+          `CPU per call     server ${fmt(serverCpu / CALLS, 2)} ms` +
+            (dialect === "postgres" ? `, PostgreSQL backends ${fmt(backendsCpu / CALLS, 2)} ms` : "") +
+            " (load-independent; 10 ms ticks over the whole run)",
+        );
         const p99 = percentile(ours.latencies, 0.99);
         const target = index === 0 ? `; p99 ${fmt(p99)} ms (target < 50 ms: ${p99 < 50 ? "ok" : "MISSED"})` : "";
         console.log(
