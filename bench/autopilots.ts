@@ -9,7 +9,8 @@
 //    (`*/5 * * * * *` for 60 s: 12 fire times) — BENCH_SCHEDULE_CRON="* * * * *" BENCH_SCHEDULE_SECONDS=600 runs the
 //    spec's own. Beside it, a bare setTimeout loop's lateness for the same fire times.
 // On SQLite always (webhooks), on PostgreSQL when TEST_DATABASE_URL names a server (both parts); BENCH_DIALECT=sqlite
-// or postgres runs only that one, BENCH_PART=webhooks or schedule only that part.
+// or postgres runs only that one, BENCH_PART=webhooks or schedule only that part; BENCH_NODE_FLAGS (e.g. "--cpu-prof")
+// go to the webhook server.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -126,7 +127,12 @@ async function setUp(base: string) {
 async function benchWebhooks(dialect: "sqlite" | "postgres") {
   const database = await createTestDatabase(dialect);
   const env = { DATABASE_URL: database.url, AGENT_WORKERS: "0", AUTOPILOT_MAX_FIRES_PER_HOUR: "1000000" };
-  const server = await startChild("bench/support/events-server.ts", [], env);
+  const server = await startChild(
+    "bench/support/events-server.ts",
+    [],
+    env,
+    process.env.BENCH_NODE_FLAGS?.split(" ") ?? [],
+  );
   const bare = await startBareServer();
   try {
     const { api, auth, ws, agentId } = await setUp(server.url);

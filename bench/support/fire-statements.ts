@@ -63,7 +63,7 @@ try {
     );
     if (answer.status !== 202 && answer.status !== 200) throw new Error(JSON.stringify(answer));
     const texts = statements.filter((text) => !/^(select 1|pragma)/i.test(text));
-    const lockAt = texts.findIndex((text) => /^update "workspaces"/i.test(text));
+    const lockAt = texts.findIndex((text) => /update "workspaces"/i.test(text));
     const commitAt = texts.findIndex((text) => /^commit/i.test(text));
     perFire.push({ total: texts.length, locked: lockAt < 0 ? 0 : commitAt - lockAt + 1, texts });
     if (n === 0 || n === 3) {

@@ -9,7 +9,7 @@ import type { AutopilotRunsTable, AutopilotsTable } from "../db/schema.ts";
 import { newId, now, timestampAt } from "../db/values.ts";
 import { appendEvent } from "../events/append.ts";
 import type { EventActor } from "../events/outbox.ts";
-import { changingIssueLists } from "../platform/issues/list-version.ts";
+import { hasBumped, issueListBump, noteBumped } from "../platform/issues/list-version.ts";
 import { createIssue } from "../platform/issues/service.ts";
 import { linkLabel } from "../platform/labels/service.ts";
 import { templateOf } from "./rows.ts";
@@ -45,14 +45,15 @@ export interface FireSettings {
 const CLOSED_STATUSES = ["done", "cancelled"];
 const HOUR_MS = 3_600_000;
 
-/** Fires in a transaction of its own. */
+/** Fires in a transaction of its own, whose first statement bumps the issue list version (lockAutopilot). */
 export function fire(db: Db, request: Fire, settings: FireSettings): Promise<FireOutcome> {
-  return changingIssueLists(db, request.workspaceId, (trx) => fireIn(trx, request, settings));
+  return db.transaction().execute((trx) => fireIn(trx, request, settings));
 }
 
 /**
- * Fires inside `trx`, which holds the workspace row already (changingIssueLists): the autopilot's agent and then its
- * row are locked next (db/lock-order.ts), so fires of one autopilot run one at a time and see each other's runs.
+ * Fires inside `trx`: the workspace row (its issue list version bumped, changingIssueLists), the autopilot's agent and
+ * then its row are locked first (db/lock-order.ts), so fires of one autopilot run one at a time and see each other's
+ * runs.
  */
 export async function fireIn(trx: Db, request: Fire, settings: FireSettings): Promise<FireOutcome> {
   const autopilot = await lockAutopilot(trx, request);
@@ -139,29 +140,39 @@ export async function fireIn(trx: Db, request: Fire, settings: FireSettings): Pr
 }
 
 /**
- * Holds the workspace, its agent and then the autopilot's row (PostgreSQL) until commit, in one round trip; undefined
- * when gone. Each lock is taken in a CTE that the next one reads, so they are taken top down (db/lock-order.ts).
+ * Bumps the workspace's issue list version unless `trx` did already (the first lock it takes, changingIssueLists), then
+ * holds the autopilot's agent and row (PostgreSQL) until commit; undefined when gone. On PostgreSQL that is one round
+ * trip: each lock is taken in a CTE that the next one reads, so they are taken top down (db/lock-order.ts).
  */
 export async function lockAutopilot(
   trx: Db,
   request: Pick<Fire, "workspaceId" | "autopilotId">,
 ): Promise<AutopilotsTable | undefined> {
-  const locked = await lockTopDown(trx, request);
+  const bumping = !hasBumped(trx, request.workspaceId);
+  if (bumping && !isPostgres(trx)) {
+    const bumped = await issueListBump(trx, request.workspaceId).executeTakeFirst();
+    if (Number(bumped.numUpdatedRows) === 0) return undefined;
+  }
+  const locked = await lockTopDown(trx, request, bumping);
+  // Bumped in that statement whatever it found: the retry below must not bump again.
+  if (bumping) noteBumped(trx, request.workspaceId);
   // Its agent changed while this waited for its row: the lock is taken again, with the agent it has now.
-  const row = locked ?? (await lockTopDown(trx, request));
+  const row = locked ?? (await lockTopDown(trx, request, false));
   if (row) noteHeld(trx, request.workspaceId, { agentId: row.agent_id });
   return row;
 }
 
-function lockTopDown(trx: Db, request: Pick<Fire, "workspaceId" | "autopilotId">) {
+function lockTopDown(trx: Db, request: Pick<Fire, "workspaceId" | "autopilotId">, bumping: boolean) {
   const postgres = isPostgres(trx);
   return trx
     .with("workspace", (db) =>
-      db
-        .selectFrom("workspaces")
-        .select("id")
-        .where("id", "=", request.workspaceId)
-        .$if(postgres, (query) => query.forKeyShare()),
+      postgres && bumping
+        ? issueListBump(db, request.workspaceId).returning("id")
+        : db
+            .selectFrom("workspaces")
+            .select("id")
+            .where("id", "=", request.workspaceId)
+            .$if(postgres, (query) => query.forKeyShare()),
     )
     .with("agent", (db) =>
       db
