@@ -90,6 +90,7 @@ function withClaim(db: Db, autopilotId: string, claimKey: string | null) {
     .leftJoin("autopilot_runs", (join) =>
       join
         .onRef("autopilot_runs.autopilot_id", "=", "autopilots.id")
+        // Without a key nothing is claimed: no claim is ever "".
         .on("autopilot_runs.claim_key", "=", claimKey ?? ""),
     )
     .select([
