@@ -9,13 +9,15 @@
 //    (`*/5 * * * * *` for 60 s: 12 fire times) — BENCH_SCHEDULE_CRON="* * * * *" BENCH_SCHEDULE_SECONDS=600 runs the
 //    spec's own. Beside it, a bare setTimeout loop's lateness for the same fire times.
 // On SQLite always (webhooks), on PostgreSQL when TEST_DATABASE_URL names a server (both parts); BENCH_DIALECT=sqlite
-// or postgres runs only that one.
+// or postgres runs only that one, BENCH_PART=webhooks or schedule only that part; BENCH_NODE_FLAGS (e.g. "--cpu-prof")
+// go to the webhook server.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Cron } from "croner";
 import { openDatabase } from "../src/db/index.ts";
 import { createTestDatabase } from "../test/helpers/databases.ts";
+import { backendCpu, backendCpuSpent, cpuMs } from "./support/cpu-ticks.ts";
 import { fmt, startChild } from "./support/processes.ts";
 
 const CALLS = Number(process.env.BENCH_HOOK_CALLS ?? 1000);
@@ -125,7 +127,12 @@ async function setUp(base: string) {
 async function benchWebhooks(dialect: "sqlite" | "postgres") {
   const database = await createTestDatabase(dialect);
   const env = { DATABASE_URL: database.url, AGENT_WORKERS: "0", AUTOPILOT_MAX_FIRES_PER_HOUR: "1000000" };
-  const server = await startChild("bench/support/events-server.ts", [], env);
+  const server = await startChild(
+    "bench/support/events-server.ts",
+    [],
+    env,
+    process.env.BENCH_NODE_FLAGS?.split(" ") ?? [],
+  );
   const bare = await startBareServer();
   try {
     const { api, auth, ws, agentId } = await setUp(server.url);
@@ -166,7 +173,13 @@ async function benchWebhooks(dialect: "sqlite" | "postgres") {
         const hookUrl: string = created.body.triggers[0].url;
         const before = await issueCount();
         const baseline = await fireAll(bare.url, concurrency);
+        const databaseName = new URL(database.url).pathname.slice(1);
+        const readBackends = () => (dialect === "postgres" ? backendCpu(handle.db, databaseName) : new Map());
+        const serverCpuBefore = cpuMs(server.child.pid!);
+        const backendsBefore = await readBackends();
         const ours = await fireAll(hookUrl, concurrency);
+        const serverCpu = cpuMs(server.child.pid!) - serverCpuBefore;
+        const backendsCpu = backendCpuSpent(backendsBefore, await readBackends());
         const made = (await issueCount()) - before;
         console.log(
           `\n[${dialect}] ${CALLS} webhook calls, ${CALLS / REPEAT_EVERY} repeating a key, ${concurrency} at a time` +
@@ -174,6 +187,11 @@ async function benchWebhooks(dialect: "sqlite" | "postgres") {
         );
         line("agent-platform", ours);
         line("bare node:http", baseline);
+        console.log(
+          `CPU per call     server ${fmt(serverCpu / CALLS, 2)} ms` +
+            (dialect === "postgres" ? `, PostgreSQL backends ${fmt(backendsCpu / CALLS, 2)} ms` : "") +
+            " (load-independent; 10 ms ticks over the whole run)",
+        );
         const p99 = percentile(ours.latencies, 0.99);
         const target = index === 0 ? `; p99 ${fmt(p99)} ms (target < 50 ms: ${p99 < 50 ? "ok" : "MISSED"})` : "";
         console.log(
@@ -262,10 +280,11 @@ async function benchSchedule() {
 }
 
 const only = process.env.BENCH_DIALECT;
-if (only !== "postgres") await benchWebhooks("sqlite");
+const part = process.env.BENCH_PART;
+if (only !== "postgres" && part !== "schedule") await benchWebhooks("sqlite");
 if (process.env.TEST_DATABASE_URL && only !== "sqlite") {
-  await benchWebhooks("postgres");
-  await benchSchedule();
+  if (part !== "schedule") await benchWebhooks("postgres");
+  if (part !== "webhooks") await benchSchedule();
 } else if (!process.env.TEST_DATABASE_URL) {
   console.log("\n(PostgreSQL skipped: set TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test to include it)");
 }

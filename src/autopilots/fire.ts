@@ -4,12 +4,12 @@
 // processes, a claim is made once: the loser of a race finds the winner's run and answers `duplicate`.
 import type { Db } from "../db/index.ts";
 import { isPostgres } from "../db/index.ts";
-import { holdWorkspace } from "../db/lock-order.ts";
+import { noteHeld } from "../db/lock-order.ts";
 import type { AutopilotRunsTable, AutopilotsTable } from "../db/schema.ts";
 import { newId, now, timestampAt } from "../db/values.ts";
 import { appendEvent } from "../events/append.ts";
 import type { EventActor } from "../events/outbox.ts";
-import { changingIssueLists } from "../platform/issues/list-version.ts";
+import { hasBumped, issueListBump, noteBumped } from "../platform/issues/list-version.ts";
 import { createIssue } from "../platform/issues/service.ts";
 import { linkLabel } from "../platform/labels/service.ts";
 import { templateOf } from "./rows.ts";
@@ -45,14 +45,15 @@ export interface FireSettings {
 const CLOSED_STATUSES = ["done", "cancelled"];
 const HOUR_MS = 3_600_000;
 
-/** Fires in a transaction of its own. */
+/** Fires in a transaction of its own, whose first statement bumps the issue list version (lockAutopilot). */
 export function fire(db: Db, request: Fire, settings: FireSettings): Promise<FireOutcome> {
-  return changingIssueLists(db, request.workspaceId, (trx) => fireIn(trx, request, settings));
+  return db.transaction().execute((trx) => fireIn(trx, request, settings));
 }
 
 /**
- * Fires inside `trx`, which holds the workspace row already (changingIssueLists): the autopilot's agent and then its
- * row are locked next (db/lock-order.ts), so fires of one autopilot run one at a time and see each other's runs.
+ * Fires inside `trx`: the workspace row (its issue list version bumped, changingIssueLists), the autopilot's agent and
+ * then its row are locked first (db/lock-order.ts), so fires of one autopilot run one at a time and see each other's
+ * runs.
  */
 export async function fireIn(trx: Db, request: Fire, settings: FireSettings): Promise<FireOutcome> {
   const autopilot = await lockAutopilot(trx, request);
@@ -63,6 +64,9 @@ export async function fireIn(trx: Db, request: Fire, settings: FireSettings): Pr
 
   const skipReason =
     disabled && request.triggerKind === "webhook" ? "disabled" : await reasonToSkip(trx, autopilot, settings);
+  const problem = skipReason ? undefined : await missingProject(trx, autopilot);
+  // The issue's id is known before the issue: the run is written once, with it.
+  const issueId = skipReason || problem ? null : newId();
   const run: AutopilotRunsTable = {
     id: newId(),
     autopilot_id: autopilot.id,
@@ -70,9 +74,9 @@ export async function fireIn(trx: Db, request: Fire, settings: FireSettings): Pr
     trigger_kind: request.triggerKind,
     trigger_index: request.triggerIndex,
     claim_key: request.claimKey,
-    status: skipReason ? "skipped" : "issue_created",
-    reason: skipReason ?? null,
-    issue_id: null,
+    status: skipReason ? "skipped" : problem ? "failed" : "issue_created",
+    reason: skipReason ?? problem ?? null,
+    issue_id: issueId,
     created_at: now(),
   };
   if (!(await claim(trx, run, request.reclaimBefore))) {
@@ -94,16 +98,8 @@ export async function fireIn(trx: Db, request: Fire, settings: FireSettings): Pr
     });
     return { status: "skipped", runId: run.id, issueId: null };
   }
+  if (issueId === null) return { status: "failed", runId: run.id, issueId: null };
 
-  const problem = await missingProject(trx, autopilot);
-  if (problem) {
-    await trx
-      .updateTable("autopilot_runs")
-      .set({ status: "failed", reason: problem })
-      .where("id", "=", run.id)
-      .execute();
-    return { status: "failed", runId: run.id, issueId: null };
-  }
   const template = templateOf(autopilot);
   const context = {
     firedAt: request.firedAt,
@@ -129,12 +125,11 @@ export async function fireIn(trx: Db, request: Fire, settings: FireSettings): Pr
     },
     { type: "member", id: autopilot.created_by },
     actor,
+    issueId,
   );
   for (const labelId of await existingLabels(trx, autopilot.workspace_id, template.labels)) {
     await linkLabel(trx, autopilot.workspace_id, issue.id, labelId, actor);
   }
-  await trx.updateTable("autopilot_runs").set({ issue_id: issue.id }).where("id", "=", run.id).execute();
-  await trx.updateTable("autopilots").set({ last_fired_at: run.created_at }).where("id", "=", autopilot.id).execute();
   await appendEvent(trx, {
     ...base,
     issueId: issue.id,
@@ -144,23 +139,60 @@ export async function fireIn(trx: Db, request: Fire, settings: FireSettings): Pr
   return { status: "issue_created", runId: run.id, issueId: issue.id };
 }
 
-/** Holds the workspace's agent and then the autopilot's row (PostgreSQL) until commit; undefined when gone. */
+/**
+ * Bumps the workspace's issue list version unless `trx` did already (the first lock it takes, changingIssueLists), then
+ * holds the autopilot's agent and row (PostgreSQL) until commit; undefined when gone. On PostgreSQL that is one round
+ * trip: each lock is taken in a CTE that the next one reads, so they are taken top down (db/lock-order.ts).
+ */
 export async function lockAutopilot(
   trx: Db,
   request: Pick<Fire, "workspaceId" | "autopilotId">,
 ): Promise<AutopilotsTable | undefined> {
-  const found = await trx
-    .selectFrom("autopilots")
-    .select("agent_id")
-    .where("id", "=", request.autopilotId)
-    .where("workspace_id", "=", request.workspaceId)
-    .executeTakeFirst();
-  if (!found || !(await holdWorkspace(trx, request.workspaceId, { agentId: found.agent_id }))) return undefined;
+  const bumping = !hasBumped(trx, request.workspaceId);
+  if (bumping && !isPostgres(trx)) {
+    const bumped = await issueListBump(trx, request.workspaceId).executeTakeFirst();
+    if (Number(bumped.numUpdatedRows) === 0) return undefined;
+  }
+  const locked = await lockTopDown(trx, request, bumping);
+  // Bumped in that statement whatever it found: the retry below must not bump again.
+  if (bumping) noteBumped(trx, request.workspaceId);
+  // Its agent changed while this waited for its row: the lock is taken again, with the agent it has now.
+  const row = locked ?? (await lockTopDown(trx, request, false));
+  if (row) noteHeld(trx, request.workspaceId, { agentId: row.agent_id });
+  return row;
+}
+
+function lockTopDown(trx: Db, request: Pick<Fire, "workspaceId" | "autopilotId">, bumping: boolean) {
+  const postgres = isPostgres(trx);
   return trx
+    .with("workspace", (db) =>
+      postgres && bumping
+        ? issueListBump(db, request.workspaceId).returning("id")
+        : db
+            .selectFrom("workspaces")
+            .select("id")
+            .where("id", "=", request.workspaceId)
+            .$if(postgres, (query) => query.forKeyShare()),
+    )
+    .with("agent", (db) =>
+      db
+        .selectFrom("agents")
+        .innerJoin("workspace", "workspace.id", "agents.workspace_id")
+        .select("agents.id")
+        .where("agents.id", "=", (eb) =>
+          eb
+            .selectFrom("autopilots")
+            .select("agent_id")
+            .where("id", "=", request.autopilotId)
+            .where("workspace_id", "=", request.workspaceId),
+        )
+        .$if(postgres, (query) => query.forKeyShare("agents")),
+    )
     .selectFrom("autopilots")
-    .selectAll()
-    .where("id", "=", request.autopilotId)
-    .$if(isPostgres(trx), (query) => query.forNoKeyUpdate())
+    .innerJoin("agent", "agent.id", "autopilots.agent_id")
+    .selectAll("autopilots")
+    .where("autopilots.id", "=", request.autopilotId)
+    .$if(postgres, (query) => query.forNoKeyUpdate("autopilots"))
     .executeTakeFirst();
 }
 
@@ -191,8 +223,9 @@ async function reasonToSkip(trx: Db, autopilot: AutopilotsTable, settings: FireS
 }
 
 /**
- * Inserts the run unless its claim is taken; a claim older than `reclaimBefore` is released first (the later of two
- * racing releases finds nothing left to release, and its insert then meets the earlier's claim).
+ * Inserts the run unless its claim is taken, and when it makes an issue moves the autopilot's `last_fired_at` (on
+ * PostgreSQL in the same statement). A claim older than `reclaimBefore` is released first (the later of two racing
+ * releases finds nothing left to release, and its insert then meets the earlier's claim).
  */
 async function claim(trx: Db, run: AutopilotRunsTable, reclaimBefore: string | undefined): Promise<boolean> {
   if (run.claim_key !== null && reclaimBefore !== undefined) {
@@ -204,12 +237,42 @@ async function claim(trx: Db, run: AutopilotRunsTable, reclaimBefore: string | u
       .where("created_at", "<", reclaimBefore)
       .execute();
   }
+  const firesIssue = run.status === "issue_created";
+  if (firesIssue && isPostgres(trx)) {
+    const claimed = await trx
+      .with("claimed", (db) =>
+        db
+          .insertInto("autopilot_runs")
+          .values(run)
+          .onConflict((conflict) => conflict.columns(["autopilot_id", "claim_key"]).doNothing())
+          .returning("id"),
+      )
+      .with("fired", (db) =>
+        db
+          .updateTable("autopilots")
+          .set({ last_fired_at: run.created_at })
+          .where("id", "=", run.autopilot_id)
+          .where(({ exists, selectFrom }) => exists(selectFrom("claimed").select("claimed.id"))),
+      )
+      .selectFrom("claimed")
+      .select("id")
+      .executeTakeFirst();
+    return claimed !== undefined;
+  }
   const inserted = await trx
     .insertInto("autopilot_runs")
     .values(run)
     .onConflict((conflict) => conflict.columns(["autopilot_id", "claim_key"]).doNothing())
     .executeTakeFirst();
-  return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return false;
+  if (firesIssue) {
+    await trx
+      .updateTable("autopilots")
+      .set({ last_fired_at: run.created_at })
+      .where("id", "=", run.autopilot_id)
+      .execute();
+  }
+  return true;
 }
 
 async function missingProject(trx: Db, autopilot: AutopilotsTable): Promise<string | undefined> {

@@ -17,6 +17,41 @@ export type HeldParent = { agentId: string } | { webhookId: string };
  * SQLite runs one transaction at a time, so there it only asks whether they exist.
  */
 export async function holdWorkspace(trx: Db, workspaceId: string, parent?: HeldParent): Promise<boolean> {
+  if (holds(trx, workspaceId, parent)) return true;
+  const held = await lockTopDown(trx, workspaceId, parent);
+  if (held) noteHeld(trx, workspaceId, parent);
+  return held;
+}
+
+/**
+ * What each transaction holds already: a row held stays until commit, so asking again (a fire holds the agent, then
+ * queues its task, which asks too) needs no second round trip. Only holds are noted; a transaction that deletes a
+ * row it held asks for it no more.
+ */
+const heldIn = new WeakMap<Db, Set<string>>();
+
+const heldKey = (workspaceId: string, parent?: HeldParent): string =>
+  !parent
+    ? workspaceId
+    : "agentId" in parent
+      ? `${workspaceId}/agent/${parent.agentId}`
+      : `${workspaceId}/webhook/${parent.webhookId}`;
+
+/** True when `trx` holds the workspace (and the parent) already: the rows exist until it commits. */
+export const holds = (trx: Db, workspaceId: string, parent?: HeldParent): boolean =>
+  heldIn.get(trx)?.has(heldKey(workspaceId, parent)) ?? false;
+
+/** Notes that `trx` holds the workspace (and the parent) the way holdWorkspace would, by a statement of its own. */
+export function noteHeld(trx: Db, workspaceId: string, parent?: HeldParent): void {
+  // Outside a transaction a lock ends with its statement: nothing is held.
+  if (!trx.isTransaction) return;
+  const held = heldIn.get(trx) ?? new Set<string>();
+  held.add(heldKey(workspaceId));
+  if (parent) held.add(heldKey(workspaceId, parent));
+  heldIn.set(trx, held);
+}
+
+async function lockTopDown(trx: Db, workspaceId: string, parent?: HeldParent): Promise<boolean> {
   const postgres = isPostgres(trx);
   if (!parent) {
     const workspace = await trx

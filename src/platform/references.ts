@@ -3,6 +3,7 @@
 import { getInWorkspace } from "../api/workspace-rows.ts";
 import type { ActorType } from "../db/enums.ts";
 import type { Db } from "../db/index.ts";
+import { holds } from "../db/lock-order.ts";
 import { isId } from "../db/values.ts";
 import { invalid, notFound } from "../http/errors.ts";
 
@@ -20,6 +21,8 @@ export async function requireActorInWorkspace(db: Db, workspaceId: string, type:
     if (!member) throw notFound("Member");
     return;
   }
+  // An agent this transaction holds is of this workspace until it commits (an autopilot's fire holds its agent).
+  if (holds(db, workspaceId, { agentId: id })) return;
   await getInWorkspace(db, "agents", workspaceId, id, "Agent");
 }
 

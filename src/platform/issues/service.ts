@@ -57,7 +57,7 @@ async function checkParent(db: Db, workspaceId: string, parentId: string, issueI
 
 /**
  * Creates the issue as `actor` (its creator). `recordedAs` is who its activity names when that is not the creator:
- * an autopilot creates issues in its creator's name.
+ * an autopilot creates issues in its creator's name, under an id it chose (its run names the issue before it exists).
  */
 export async function createIssue(
   db: Db,
@@ -65,6 +65,7 @@ export async function createIssue(
   body: CreateIssueFields,
   actor: Actor,
   recordedAs: EventActor = actor,
+  issueId: string = newId(),
 ): Promise<Issue> {
   return changingIssueLists(db, workspaceId, async (trx) => {
     // `!= null`, not truthiness: an empty string is an id that names nothing (404), not an absent one.
@@ -90,7 +91,7 @@ export async function createIssue(
     if (!counter) throw notFound("Workspace");
     const at = now();
     const row: Selectable<IssuesTable> = {
-      id: newId(),
+      id: issueId,
       workspace_id: workspaceId,
       project_id: body.project_id ?? null,
       title: body.title,
