@@ -177,7 +177,7 @@ async function announceChanges(trx: Db, changed: { id: string; status: RunnerSta
     const runtime = byId.get(change.id);
     if (runtime) await runtimeEvent(trx, runtime, change.status);
   }
-  await announce(trx, { kind: "tasks" });
+  await announce(trx, { kind: "tasks", runnersOnly: true });
 }
 
 async function getRunnerRow(db: Db, runnerId: string): Promise<Runner> {
