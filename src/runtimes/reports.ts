@@ -103,6 +103,18 @@ async function renew(db: Db, runner: RunnersTable, taskId: string, leaseMs: numb
     .execute();
 }
 
+/** The events of a report not stored yet (`stored`: the run's last seq), which must follow on from them. */
+function freshEvents(events: RunnerEventInput[], stored: number): RunEvent[] {
+  const fresh = [...events].sort((a, b) => a.seq - b.seq).filter((event) => event.seq + SEQ_OFFSET > stored);
+  const expected = stored - SEQ_OFFSET + 1;
+  for (const [index, event] of fresh.entries()) {
+    if (event.seq !== expected + index) {
+      throw invalid(["body", "events"], `Events must follow on from seq ${expected - 1}, without gaps`);
+    }
+  }
+  return fresh.map(({ seq: _, ...event }) => event as RunEvent);
+}
+
 /** `POST runner/tasks/{id}/events`: `{cancel: true}` once the task was cancelled under this runner. */
 export async function reportEvents(
   db: Db,
@@ -130,15 +142,8 @@ export async function reportEvents(
   const { task, claim } = found.held;
   await renew(db, runner, task.id, leaseMs);
   const stored = await lastEventSeq(db, claim.run_id);
-  const fresh = [...events].sort((a, b) => a.seq - b.seq).filter((event) => event.seq + SEQ_OFFSET > stored);
-  const expected = stored - SEQ_OFFSET + 1;
-  for (const [index, event] of fresh.entries()) {
-    if (event.seq !== expected + index) {
-      throw invalid(["body", "events"], `Events must follow on from seq ${expected - 1}, without gaps`);
-    }
-  }
-  if (fresh.length === 0) return { cancel: false };
-  const toStore: RunEvent[] = fresh.map(({ seq: _, ...event }) => event as RunEvent);
+  const toStore = freshEvents(events, stored);
+  if (toStore.length === 0) return { cancel: false };
   try {
     await streamRunEvents(db, claim.run_id, stored, toStore);
   } catch (error) {
@@ -267,7 +272,8 @@ export async function completeRunnerTask(
           ...(input.usage?.cost_usd !== undefined && { cost_usd: input.usage.cost_usd }),
         };
       }
-      await storeRunEvents(trx, claim.run_id, await lastEventSeq(trx, claim.run_id), [finished]);
+      const stored = await lastEventSeq(trx, claim.run_id);
+      await storeRunEvents(trx, claim.run_id, stored, [...freshEvents(input.events ?? [], stored), finished]);
       await trx.updateTable("runner_claims").set({ ended: "succeeded" }).where("task_id", "=", task.id).execute();
       await syncAgentStatus(trx, { id: task.agent_id, workspaceId: task.workspace_id });
       await appendEvent(trx, runFinished(task, claim.run_id, "succeeded", null));

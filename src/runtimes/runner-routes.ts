@@ -51,10 +51,21 @@ export async function runnerApiRoutes(app: FastifyInstance, { authenticator, ser
         security,
         summary: "Register this runner and its runtimes (idempotent per runner_id; runtime ids stay stable)",
         body: registerBody,
-        response: { 200: z.object({ runner: runnerSchema, runtimes: z.array(runtimeSchema) }) },
+        response: {
+          200: z.object({
+            runner: runnerSchema,
+            runtimes: z.array(runtimeSchema),
+            complete_events: z
+              .boolean()
+              .describe("This server takes a run's last events with `complete` (its `events` field)"),
+          }),
+        },
       },
     },
-    async (request) => service.register(request.runnerCredential, request.body),
+    async (request) => ({
+      ...(await service.register(request.runnerCredential, request.body)),
+      complete_events: true,
+    }),
   );
 
   routes.post(
