@@ -12,7 +12,8 @@
 // Beside the wall clock, the draining server's own costs per task, which do not depend on the machine's load: SQL
 // statements (transactions among them), HTTP requests and CPU time (bench/support/sql-tally.ts). BENCH_TALLY_DIR=<dir>
 // keeps each side's full tally (statements by text) there; BENCH_PICKUP=0 skips the pickup part;
-// BENCH_CPU_PROFILE_DIR=<dir> writes CPU profiles of the draining servers and the runners there.
+// BENCH_CPU_PROFILE_DIR=<dir> writes CPU profiles of the draining servers and the runners there;
+// BENCH_PICKUP_PAUSE_MS=<ms> waits between pickup samples, so that the runner has wound up the previous task.
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,6 +25,7 @@ import { startChild } from "./support/processes.ts";
 import { AUTOCOMMIT, type Tally } from "./support/sql-tally.ts";
 
 const PICKUP_SAMPLES = 100;
+const PICKUP_PAUSE_MS = Number(process.env.BENCH_PICKUP_PAUSE_MS ?? 0);
 const TASKS = 500;
 const AGENTS = 50;
 const RUNNERS = 4;
@@ -180,6 +182,7 @@ async function pickup(databaseUrl: string) {
       fromAnswered.push(started - answered);
     }
     await allTasksEnded(api, token, index + 1);
+    await sleep(PICKUP_PAUSE_MS);
   }
   await stopBins();
   await server.stop();
