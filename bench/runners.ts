@@ -9,21 +9,41 @@
 //    instant model double (target ≥ 0.8).
 // The server under test is the real one (bench/support/platform-server.ts); the runners are real `agent-platform
 // runner` processes. SQLite by default, PostgreSQL with `postgres` (the server TEST_DATABASE_URL names).
+// Beside the wall clock, the draining server's own costs per task, which do not depend on the machine's load: SQL
+// statements (transactions among them), HTTP requests and CPU time (bench/support/sql-tally.ts). BENCH_TALLY_DIR=<dir>
+// keeps each side's full tally (statements by text) there; BENCH_PICKUP=0 skips the pickup part;
+// BENCH_CPU_PROFILE_DIR=<dir> writes CPU profiles of the draining servers and the runners there;
+// BENCH_PICKUP_PAUSE_MS=<ms> waits between pickup samples, so that the runner has wound up the previous task.
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { runBin, stopBins } from "../test/helpers/bin.ts";
+import { fileURLToPath } from "node:url";
+import { type BinProcess, runBin, stopBins } from "../test/helpers/bin.ts";
 import { createTestDatabase } from "../test/helpers/databases.ts";
 import { TestModelServer } from "../test/helpers/model-server.ts";
 import { startChild } from "./support/processes.ts";
+import { AUTOCOMMIT, type Tally } from "./support/sql-tally.ts";
 
 const PICKUP_SAMPLES = 100;
+const PICKUP_PAUSE_MS = Number(process.env.BENCH_PICKUP_PAUSE_MS ?? 0);
 const TASKS = 500;
 const AGENTS = 50;
 const RUNNERS = 4;
 const RUNNER_SLOTS = 8;
 const ASSIGN_CONCURRENCY = 50;
 const ANSWER = "Triaged: this belongs to the frontend team, priority medium, and the steps to reproduce are clear.";
+
+const TALLY_DIR = process.env.BENCH_TALLY_DIR;
+const PICKUP = process.env.BENCH_PICKUP !== "0";
+/** To profile the draining server and the runners: their .cpuprofile files are written into this folder. */
+const PROFILE_DIR = process.env.BENCH_CPU_PROFILE_DIR;
+const SERVER_NODE_FLAGS = PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] : [];
+const RUNNER_ENV: Record<string, string> = PROFILE_DIR
+  ? {
+      NODE_OPTIONS: `--require ${fileURLToPath(new URL("./support/cpu-profile.cjs", import.meta.url))}`,
+      BENCH_CPU_PROFILE_DIR: PROFILE_DIR,
+    }
+  : {};
 
 const dialect = process.argv[3] === "postgres" ? "postgres" : "sqlite";
 const scratch = mkdtempSync(join(tmpdir(), "bench-runners-"));
@@ -115,21 +135,24 @@ async function allTasksEnded(api: string, token: string, expected: number): Prom
 
 async function startRunner(url: string, token: string, name: string, script: string) {
   const dir = mkdtempSync(join(scratch, "runner-"));
-  const runner = runBin([
-    "runner",
-    "--url",
-    url,
-    "--token",
-    token,
-    "--name",
-    name,
-    "--dir",
-    dir,
-    "--max-tasks",
-    String(RUNNER_SLOTS),
-    "--runtime",
-    `instant=sh ${script}`,
-  ]);
+  const runner = runBin(
+    [
+      "runner",
+      "--url",
+      url,
+      "--token",
+      token,
+      "--name",
+      name,
+      "--dir",
+      dir,
+      "--max-tasks",
+      String(RUNNER_SLOTS),
+      "--runtime",
+      `instant=sh ${script}`,
+    ],
+    { env: RUNNER_ENV },
+  );
   await runner.printed(/registered with/);
   return runner;
 }
@@ -159,6 +182,7 @@ async function pickup(databaseUrl: string) {
       fromAnswered.push(started - answered);
     }
     await allTasksEnded(api, token, index + 1);
+    await sleep(PICKUP_PAUSE_MS);
   }
   await stopBins();
   await server.stop();
@@ -172,23 +196,81 @@ async function throughput(databaseUrl: string, by: "runners" | "worker", modelUr
   const seeded = await seed(queueing.url, TASKS, AGENTS, by === "runners");
   await assignAll(seeded.api, seeded.token, seeded.issues, seeded.agents);
   await queueing.stop();
-  const server = await startChild("bench/support/platform-server.ts", [], env);
+  const tallyFile = join(TALLY_DIR ?? scratch, `tally-${by}-${dialect}.json`);
+  const server = await startChild(
+    "bench/support/platform-server.ts",
+    [],
+    { ...env, BENCH_TALLY: tallyFile },
+    SERVER_NODE_FLAGS,
+  );
   const api = seeded.api.replace(queueing.url, server.url);
   const log = join(scratch, "throughput.log");
-  if (by === "runners") {
-    const script = answerScript(log);
-    await Promise.all(
-      Array.from({ length: RUNNERS }, (_, index) => startRunner(server.url, seeded.runnerToken, `r${index}`, script)),
-    );
+  const runners: BinProcess[] = [];
+  let tasks: any[];
+  let runnersCpuMs = { own: 0, children: 0 };
+  try {
+    if (by === "runners") {
+      const script = answerScript(log);
+      runners.push(
+        ...(await Promise.all(
+          Array.from({ length: RUNNERS }, (_, index) =>
+            startRunner(server.url, seeded.runnerToken, `r${index}`, script),
+          ),
+        )),
+      );
+    }
+    tasks = await allTasksEnded(api, seeded.token, TASKS);
+    for (const runner of runners) {
+      const cpu = cpuMsOf(runner.child.pid!);
+      runnersCpuMs = { own: runnersCpuMs.own + cpu.own, children: runnersCpuMs.children + cpu.children };
+    }
+    // Ctrl-C: a runner with nothing to run deregisters and exits at once (writing its profile).
+    for (const runner of runners) runner.child.kill("SIGINT");
+    await Promise.race([Promise.all(runners.map((runner) => runner.exited)), sleep(5_000)]);
+  } finally {
+    await stopBins();
+    await server.stop();
   }
-  const tasks = await allTasksEnded(api, seeded.token, TASKS);
-  await stopBins();
-  await server.stop();
   const first = Math.min(...tasks.map((task) => Date.parse(`${task.started_at}Z`)));
   const last = Math.max(...tasks.map((task) => Date.parse(`${task.finished_at}Z`)));
   const succeeded = tasks.filter((task) => task.status === "succeeded" && task.attempt === 1).length;
   const starts = by === "runners" ? lines(log).map((line) => line.split(" ")[1]) : [];
-  return { seconds: (last - first) / 1000, succeeded, starts: starts.length, distinct: new Set(starts).size };
+  const tally = JSON.parse(readFileSync(tallyFile, "utf8")) as Tally;
+  return {
+    seconds: (last - first) / 1000,
+    succeeded,
+    starts: starts.length,
+    distinct: new Set(starts).size,
+    tally,
+    runnersCpuMs,
+  };
+}
+
+/** CPU time (ms) of a process and of the children it waited for (the runner's CLIs), from /proc; 0 without it. */
+function cpuMsOf(pid: number): { own: number; children: number } {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ").map(Number);
+    // utime, stime, cutime, cstime: fields 14–17 of proc(5), here counted from the state (field 3); 100 ticks a second.
+    return { own: (fields[11]! + fields[12]!) * 10, children: (fields[13]! + fields[14]!) * 10 };
+  } catch {
+    return { own: 0, children: 0 };
+  }
+}
+
+/** The draining server's costs per task: statements, transactions, requests (by route) and CPU time. */
+function perTask(tally: Tally): string {
+  const sum = (counts: Record<string, number>, keep: (key: string) => boolean = () => true) =>
+    Object.entries(counts).reduce((total, [key, value]) => total + (keep(key) ? value : 0), 0) / TASKS;
+  const transactions = sum(tally.statements, (text) => /^\s*begin\b/i.test(text) || text === AUTOCOMMIT);
+  const cpu = (tally.cpuMs.user + tally.cpuMs.system) / TASKS;
+  const routes = Object.entries(tally.requests)
+    .filter(([route]) => !route.startsWith("GET "))
+    .map(([route, value]) => `${route.replace(/^POST \/api\/v1\/runner/, "")} ${(value / TASKS).toFixed(2)}`)
+    .join(", ");
+  return (
+    `${sum(tally.statements, (text) => text !== AUTOCOMMIT).toFixed(1)} SQL statements (${transactions.toFixed(1)} transactions), ` +
+    `${cpu.toFixed(1)} ms server CPU${routes ? `; requests: ${routes}` : ""}`
+  );
 }
 
 const model = await TestModelServer.start();
@@ -196,15 +278,18 @@ model.setDefault({ text: ANSWER });
 const databases = await Promise.all(Array.from({ length: 3 }, () => createTestDatabase(dialect)));
 try {
   console.log(`runners benchmark on ${dialect}; ${RUNNERS} runners × ${RUNNER_SLOTS} slots, a command runtime`);
-  const latency = await pickup(databases[0]!.url);
-  const p99 = percentile(latency.fromAnswered, 99);
-  console.log(`\npickup, assignment → CLI started on an idle runner (${latency.fromAnswered.length} samples)`);
-  console.log(
-    `  from the PATCH answered  p50 ${ms(percentile(latency.fromAnswered, 50))}  p99 ${ms(p99)}  (target p99 < 100 ms) ${p99 < 100 ? "PASS" : "FAIL"}`,
-  );
-  console.log(
-    `  from the PATCH sent      p50 ${ms(percentile(latency.fromSent, 50))}  p99 ${ms(percentile(latency.fromSent, 99))}`,
-  );
+  let p99 = 0;
+  if (PICKUP) {
+    const latency = await pickup(databases[0]!.url);
+    p99 = percentile(latency.fromAnswered, 99);
+    console.log(`\npickup, assignment → CLI started on an idle runner (${latency.fromAnswered.length} samples)`);
+    console.log(
+      `  from the PATCH answered  p50 ${ms(percentile(latency.fromAnswered, 50))}  p99 ${ms(p99)}  (target p99 < 100 ms) ${p99 < 100 ? "PASS" : "FAIL"}`,
+    );
+    console.log(
+      `  from the PATCH sent      p50 ${ms(percentile(latency.fromSent, 50))}  p99 ${ms(percentile(latency.fromSent, 99))}`,
+    );
+  }
 
   const inProcess = await throughput(databases[1]!.url, "worker", model.url);
   const runners = await throughput(databases[2]!.url, "runners", model.url);
@@ -212,7 +297,8 @@ try {
   const rate = TASKS / runners.seconds;
   const ratio = rate / baseRate;
   const exactlyOnce = runners.succeeded === TASKS && runners.starts === TASKS && runners.distinct === TASKS;
-  console.log(`\n${TASKS} tasks over ${AGENTS} agents, queued at once`);
+  const load = loadavg().map((value) => value.toFixed(2));
+  console.log(`\n${TASKS} tasks over ${AGENTS} agents, queued at once (load average now ${load.join(" ")})`);
   console.log(
     `  in-process (instant model)  ${inProcess.succeeded}/${TASKS} in ${inProcess.seconds.toFixed(2)} s = ${baseRate.toFixed(0)} tasks/s`,
   );
@@ -223,6 +309,13 @@ try {
     `  CLI starts ${runners.starts}, distinct tasks ${runners.distinct}: exactly once ${exactlyOnce ? "PASS" : "FAIL"}`,
   );
   console.log(`  runners/in-process ${ratio.toFixed(2)} (target >= 0.8) ${ratio >= 0.8 ? "PASS" : "FAIL"}`);
+  console.log("  per task, the draining server's own costs (independent of the machine's load):");
+  console.log(`    in-process  ${perTask(inProcess.tally)}`);
+  console.log(`    runners     ${perTask(runners.tally)}`);
+  const runnerCpu = (ms: number) => `${(ms / TASKS).toFixed(1)} ms`;
+  console.log(
+    `    the runner processes ${runnerCpu(runners.runnersCpuMs.own)} CPU, their CLIs ${runnerCpu(runners.runnersCpuMs.children)}`,
+  );
   process.exitCode = p99 < 100 && exactlyOnce && ratio >= 0.8 ? 0 : 1;
 } finally {
   await stopBins();

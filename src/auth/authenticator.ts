@@ -2,6 +2,7 @@
 // Credentials: `Authorization: Bearer <JWT | API key>` or `X-API-Key: <API key>`.
 import type { IncomingHttpHeaders } from "node:http";
 import type { Db } from "../db/index.ts";
+import type { RunnersTable } from "../db/schema.ts";
 import { isId, now } from "../db/values.ts";
 import { forbidden, unauthorized } from "../http/errors.ts";
 import { type ApiKeyReads, apiKeyReads } from "./api-key-reads.ts";
@@ -27,6 +28,8 @@ export const MESSAGES = {
 export interface RunnerCredential {
   tokenId: string;
   workspaceId: string;
+  /** The runner the call names by its `runner_id`, read with the token (undefined: not registered, or not asked). */
+  runner?: RunnersTable;
 }
 
 const LAST_USED_PRECISION_MS = 60_000;
@@ -97,17 +100,42 @@ export class Authenticator {
   }
 
   /** The runner API's check: a runner token that still holds, else 401 (any other credential included). */
-  async requireRunner(headers: IncomingHttpHeaders): Promise<RunnerCredential> {
+  /**
+   * A runner token's standing, and with it (one query: every runner call asks for both) the token's workspace's
+   * runner whose own id is `runnerKey`.
+   */
+  async requireRunner(headers: IncomingHttpHeaders, runnerKey?: string): Promise<RunnerCredential> {
     const credential = credentialOf(headers);
     if (credential?.kind !== "runnerToken") throw unauthorized(MESSAGES.notRunnerToken);
     const hash = hashSecret(credential.value);
     const row = await this.db
       .selectFrom("runner_tokens")
-      .select(["id", "workspace_id", "token_hash"])
+      .leftJoin("runners", (join) =>
+        join
+          .onRef("runners.workspace_id", "=", "runner_tokens.workspace_id")
+          .on("runners.runner_key", "=", runnerKey ?? ""),
+      )
+      .select(["runner_tokens.id as token_id", "runner_tokens.workspace_id as token_workspace_id", "token_hash"])
+      .select([
+        "runners.id",
+        "runners.workspace_id",
+        "runners.runner_key",
+        "runners.name",
+        "runners.host",
+        "runners.version",
+        "runners.status",
+        "runners.last_seen_at",
+        "runners.created_at",
+      ])
       .where("token_hash", "=", hash)
       .executeTakeFirst();
     if (!row || !sameSecretHash(row.token_hash, hash)) throw unauthorized(MESSAGES.badRunnerToken);
-    return { tokenId: row.id, workspaceId: row.workspace_id };
+    const { token_id, token_workspace_id, token_hash: _, ...runner } = row;
+    return {
+      tokenId: token_id,
+      workspaceId: token_workspace_id,
+      ...(runnerKey !== undefined && runner.id !== null && { runner: runner as RunnersTable }),
+    };
   }
 
   /** Like authenticate, but a missing credential is a 401 too. */

@@ -25,6 +25,8 @@ interface ClaimedTaskDeps {
   onUnauthorized: (error: RunnerApiError) => void;
   /** Told of each retry against a server that cannot be reached. */
   onRetry: (error: unknown, waitMs: number) => void;
+  /** Whether the server takes the run's last events with `complete` (its register answer said so). */
+  completeEvents: boolean;
 }
 
 export class ClaimedTask {
@@ -92,13 +94,20 @@ export class ClaimedTask {
     deps.io.line(`${label} ${this.dropped ?? describe(end)} after ${seconds} s`);
   }
 
-  /** Events and the session first (the server shows the run whole), then the end, each until answered. */
+  /**
+   * Events and the session first (the server shows the run whole), then the end, each until answered. A success
+   * carries the events not sent yet, where the server takes them: one call, without waiting for the next batch.
+   */
   private async reportEnd(end: TaskEnd): Promise<void> {
+    const rest = end.outcome === "complete" && this.deps.completeEvents ? await this.batcher.takeRest() : [];
     await this.batcher.drained();
     await this.sessionSaved;
     if (this.dropped !== undefined) return;
     const taskId = this.taskId;
-    if (end.outcome === "complete") await this.report(() => this.deps.api.complete(taskId, end.body));
+    if (end.outcome === "complete") {
+      const body = rest.length > 0 ? { ...end.body, events: rest } : end.body;
+      await this.report(() => this.deps.api.complete(taskId, body));
+    }
     if (end.outcome === "fail") await this.report(() => this.deps.api.fail(taskId, end.body));
   }
 

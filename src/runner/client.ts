@@ -36,6 +36,8 @@ export interface CompleteBody {
   usage?: Usage;
   session_id?: string;
   branch?: string;
+  /** The run's events not sent yet (to a server whose register answer says `complete_events`). */
+  events?: SeqEvent[];
 }
 
 export interface FailBody {

@@ -17,6 +17,10 @@ export function signalGroup(groupId: number, signal: NodeJS.Signals | 0): boolea
  * never reap it, as in containers whose first process is no init) from a live process; elsewhere a signal 0 does.
  */
 export function groupAlive(groupId: number): boolean {
+  // The usual end, every process of the group exited and reaped, is known without reading all of /proc (which costs
+  // the runner milliseconds of CPU per task on a busy machine). A group that still has members, zombies or not, is
+  // looked at below.
+  if (groupIsEmpty(groupId)) return false;
   let entries: string[];
   try {
     entries = readdirSync("/proc");
@@ -29,6 +33,15 @@ export function groupAlive(groupId: number): boolean {
     if (stat !== undefined && stat.groupId === groupId && stat.state !== "Z") return true;
   }
   return false;
+}
+
+function groupIsEmpty(groupId: number): boolean {
+  try {
+    process.kill(-groupId, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ESRCH";
+  }
 }
 
 /** Whether one process runs (and is not a zombie). */

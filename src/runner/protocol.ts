@@ -9,6 +9,8 @@ const RuntimeSchema = z.looseObject({ id: z.string(), name: z.string() });
 export const RegisterAnswerSchema = z.looseObject({
   runner: z.looseObject({ id: z.string() }),
   runtimes: z.array(RuntimeSchema),
+  /** The server takes a run's last events with `complete` (older servers say nothing: they are sent apart). */
+  complete_events: z.boolean().default(false),
 });
 export type RegisterAnswer = z.infer<typeof RegisterAnswerSchema>;
 

@@ -38,6 +38,8 @@ export class Runner {
   /** Cuts an idle heartbeat's wait short when a task starts. */
   private taskStarted: (() => void) | undefined;
   private unauthorized: RunnerApiError | undefined;
+  /** The server takes a run's last events with `complete` (from its register answer). */
+  private completeEvents = false;
   private unreachableSince: number | undefined;
 
   constructor(
@@ -103,6 +105,7 @@ export class Runner {
       onRetry: (error, waitMs) => this.unreachable(error, waitMs),
     });
     this.reachable();
+    this.completeEvents = answer.complete_events;
     for (const registered of answer.runtimes) {
       const local = options.runtimes.find((runtime) => runtime.name === registered.name);
       if (local !== undefined) this.runtimesById.set(registered.id, local);
@@ -174,6 +177,7 @@ export class Runner {
       io: this.io,
       onUnauthorized: (error) => this.refusedRunner(error),
       onRetry: (error, waitMs) => this.unreachable(error, waitMs),
+      completeEvents: this.completeEvents,
     });
     this.running.set(task.taskId, task);
     this.taskStarted?.();

@@ -2,10 +2,12 @@
 // seq), its session, its end (complete or fail). Each applies only while the runner holds the task (status running,
 // its lease, the run it was handed); otherwise 409 and nothing changes. A report repeated after it applied is
 // answered as the first was.
+
+import type { Selectable } from "kysely";
 import type { Actor } from "../api/access.ts";
 import { type Db, databaseRefusal } from "../db/index.ts";
 import { holdWorkspace } from "../db/lock-order.ts";
-import type { RunnerClaimsTable, RunnersTable } from "../db/schema.ts";
+import type { AgentsTable, RunnerClaimsTable, RunnersTable } from "../db/schema.ts";
 import { isId, now, timestampAt } from "../db/values.ts";
 import { appendEvent } from "../events/append.ts";
 import { conflict, invalid } from "../http/errors.ts";
@@ -30,7 +32,14 @@ const SEQ_OFFSET = 1;
 interface Held {
   task: TaskRow;
   claim: RunnerClaimsTable;
+  /** Read with the claim, for the task's end: what prices the run, and whether it still runs on runtimes. */
+  agent: HeldAgent;
+  runStartedAt: string | null;
 }
+
+export type HeldAgent = {
+  [Column in "model" | "runtime_config" | "runtime_select"]: Selectable<AgentsTable>[Column] | null;
+};
 
 type Standing = { held: Held } | { cancelled: RunnerClaimsTable & { task?: TaskRow } } | { ended: string } | "not_held";
 
@@ -43,6 +52,8 @@ async function standing(db: Db, runner: RunnersTable, taskId: string): Promise<S
     .leftJoin("tasks", (join) =>
       join.onRef("tasks.id", "=", "runner_claims.task_id").on("tasks.workspace_id", "=", runner.workspace_id),
     )
+    .leftJoin("agents", "agents.id", "tasks.agent_id")
+    .leftJoin("runs", "runs.id", "runner_claims.run_id")
     .selectAll("tasks")
     .select([
       "runner_claims.task_id as claim_task_id",
@@ -51,6 +62,10 @@ async function standing(db: Db, runner: RunnersTable, taskId: string): Promise<S
       "runner_claims.input_version as claim_input_version",
       "runner_claims.ended as claim_ended",
       "runner_claims.claimed_at as claim_claimed_at",
+      "agents.model as agent_model",
+      "agents.runtime_config as agent_runtime_config",
+      "agents.runtime_select as agent_runtime_select",
+      "runs.started_at as run_started_at",
     ])
     .where("runner_claims.task_id", "=", taskId)
     .where("runner_claims.runner_id", "=", runner.id)
@@ -70,7 +85,12 @@ async function standing(db: Db, runner: RunnersTable, taskId: string): Promise<S
   if (task.status === "cancelled" && task.run_id === claim.run_id) return { cancelled: { ...claim, task } };
   if (claim.ended === "succeeded" || claim.ended === "failed") return { ended: claim.ended };
   if (task.status !== "running" || task.lease_owner !== owner || task.run_id !== claim.run_id) return "not_held";
-  return { held: { task, claim } };
+  const agent = {
+    model: row.agent_model,
+    runtime_config: row.agent_runtime_config,
+    runtime_select: row.agent_runtime_select,
+  };
+  return { held: { task, claim, agent, runStartedAt: row.run_started_at } };
 }
 
 async function renew(db: Db, runner: RunnersTable, taskId: string, leaseMs: number): Promise<void> {
@@ -81,6 +101,18 @@ async function renew(db: Db, runner: RunnersTable, taskId: string, leaseMs: numb
     .where("lease_owner", "=", leaseOwnerOf(runner.id))
     .where("status", "=", "running")
     .execute();
+}
+
+/** The events of a report not stored yet (`stored`: the run's last seq), which must follow on from them. */
+function freshEvents(events: RunnerEventInput[], stored: number): RunEvent[] {
+  const fresh = [...events].sort((a, b) => a.seq - b.seq).filter((event) => event.seq + SEQ_OFFSET > stored);
+  const expected = stored - SEQ_OFFSET + 1;
+  for (const [index, event] of fresh.entries()) {
+    if (event.seq !== expected + index) {
+      throw invalid(["body", "events"], `Events must follow on from seq ${expected - 1}, without gaps`);
+    }
+  }
+  return fresh.map(({ seq: _, ...event }) => event as RunEvent);
 }
 
 /** `POST runner/tasks/{id}/events`: `{cancel: true}` once the task was cancelled under this runner. */
@@ -110,15 +142,8 @@ export async function reportEvents(
   const { task, claim } = found.held;
   await renew(db, runner, task.id, leaseMs);
   const stored = await lastEventSeq(db, claim.run_id);
-  const fresh = [...events].sort((a, b) => a.seq - b.seq).filter((event) => event.seq + SEQ_OFFSET > stored);
-  const expected = stored - SEQ_OFFSET + 1;
-  for (const [index, event] of fresh.entries()) {
-    if (event.seq !== expected + index) {
-      throw invalid(["body", "events"], `Events must follow on from seq ${expected - 1}, without gaps`);
-    }
-  }
-  if (fresh.length === 0) return { cancel: false };
-  const toStore: RunEvent[] = fresh.map(({ seq: _, ...event }) => event as RunEvent);
+  const toStore = freshEvents(events, stored);
+  if (toStore.length === 0) return { cancel: false };
   try {
     await streamRunEvents(db, claim.run_id, stored, toStore);
   } catch (error) {
@@ -214,14 +239,13 @@ export async function completeRunnerTask(
         throw new NotHeld();
       }
       const actor: Actor = { type: "agent", id: task.agent_id };
-      const run = await trx.selectFrom("runs").select("started_at").where("id", "=", claim.run_id).executeTakeFirst();
       const commented = await trx
         .selectFrom("comments")
         .select("id")
         .where("issue_id", "=", task.issue_id)
         .where("author_type", "=", "agent")
         .where("author_id", "=", task.agent_id)
-        .where("created_at", ">=", run?.started_at ?? task.started_at ?? task.created_at)
+        .where("created_at", ">=", found.held.runStartedAt ?? task.started_at ?? task.created_at)
         .executeTakeFirst();
       if (!commented && input.output.trim() !== "") {
         await addComment(trx, task.workspace_id, task.issue_id, { content: input.output }, actor);
@@ -240,7 +264,7 @@ export async function completeRunnerTask(
         .set({ status: "succeeded", finished_at: at })
         .where("id", "=", claim.run_id)
         .execute();
-      await addRunnerUsage(trx, claim.run_id, input.usage, prices);
+      await addRunnerUsage(trx, claim.run_id, found.held.agent, input.usage, prices);
       const finished: RunEvent = { type: "RUN_FINISHED", threadId: task.id, runId: claim.run_id };
       if (input.branch !== undefined || input.usage?.cost_usd !== undefined) {
         finished.result = {
@@ -248,7 +272,8 @@ export async function completeRunnerTask(
           ...(input.usage?.cost_usd !== undefined && { cost_usd: input.usage.cost_usd }),
         };
       }
-      await storeRunEvents(trx, claim.run_id, await lastEventSeq(trx, claim.run_id), [finished]);
+      const stored = await lastEventSeq(trx, claim.run_id);
+      await storeRunEvents(trx, claim.run_id, stored, [...freshEvents(input.events ?? [], stored), finished]);
       await trx.updateTable("runner_claims").set({ ended: "succeeded" }).where("task_id", "=", task.id).execute();
       await syncAgentStatus(trx, { id: task.agent_id, workspaceId: task.workspace_id });
       await appendEvent(trx, runFinished(task, claim.run_id, "succeeded", null));
@@ -276,8 +301,9 @@ export async function completeRunnerTask(
           actor,
         });
       }
-      // The runtime has a free slot again: a long poll waiting on a fuller pool may take work now.
-      await announce(trx, { kind: "tasks" });
+      // The runtime has a free slot again: a long poll waiting on a fuller pool may take work now. So has the agent,
+      // whose queued tasks are the runners' unless it was moved to this server meanwhile.
+      await announce(trx, { kind: "tasks", runnersOnly: found.held.agent.runtime_select !== null });
     });
   } catch (error) {
     if (error instanceof NotHeld) throw conflict(NOT_HELD);
@@ -332,5 +358,5 @@ export async function failRunnerTask(
   );
   if (typeof ended === "string" && ended !== "failed") throw conflict(NOT_HELD);
   await db.updateTable("runner_claims").set({ ended: "failed" }).where("task_id", "=", task.id).execute();
-  await announce(db, { kind: "tasks" });
+  await announce(db, { kind: "tasks", runnersOnly: found.held.agent.runtime_select !== null });
 }

@@ -38,8 +38,14 @@ export const platformUrlOf = (request: FastifyRequest): string => `${request.pro
 
 export async function runnerApiRoutes(app: FastifyInstance, { authenticator, service }: RunnerApiOptions) {
   app.decorateRequest("runnerCredential", undefined as unknown as RunnerCredential);
-  app.addHook("onRequest", async (request) => {
-    request.runnerCredential = await authenticator.requireRunner(request.headers);
+  // Once the body is read and before it is validated (a 401 still comes first), so that the token and the runner the
+  // body names are read in one query.
+  app.addHook("preValidation", async (request) => {
+    const runnerKey = (request.body as { runner_id?: unknown } | undefined)?.runner_id;
+    request.runnerCredential = await authenticator.requireRunner(
+      request.headers,
+      typeof runnerKey === "string" ? runnerKey : undefined,
+    );
   });
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
@@ -51,10 +57,21 @@ export async function runnerApiRoutes(app: FastifyInstance, { authenticator, ser
         security,
         summary: "Register this runner and its runtimes (idempotent per runner_id; runtime ids stay stable)",
         body: registerBody,
-        response: { 200: z.object({ runner: runnerSchema, runtimes: z.array(runtimeSchema) }) },
+        response: {
+          200: z.object({
+            runner: runnerSchema,
+            runtimes: z.array(runtimeSchema),
+            complete_events: z
+              .boolean()
+              .describe("This server takes a run's last events with `complete` (its `events` field)"),
+          }),
+        },
       },
     },
-    async (request) => service.register(request.runnerCredential, request.body),
+    async (request) => ({
+      ...(await service.register(request.runnerCredential, request.body)),
+      complete_events: true,
+    }),
   );
 
   routes.post(

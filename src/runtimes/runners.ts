@@ -177,7 +177,7 @@ async function announceChanges(trx: Db, changed: { id: string; status: RunnerSta
     const runtime = byId.get(change.id);
     if (runtime) await runtimeEvent(trx, runtime, change.status);
   }
-  await announce(trx, { kind: "tasks" });
+  await announce(trx, { kind: "tasks", runnersOnly: true });
 }
 
 async function getRunnerRow(db: Db, runnerId: string): Promise<Runner> {
@@ -199,13 +199,22 @@ export async function runtimesOfRunner(db: Db, runnerId: string): Promise<Runtim
  * A runner call: the runner (by its own id) is seen now, and back online if it had gone offline. 404 for a runner
  * that never registered (or was deleted): it registers again.
  */
-export async function seeRunner(db: Db, workspaceId: string, runnerKey: string): Promise<RunnersTable> {
-  const runner = await db
-    .selectFrom("runners")
-    .selectAll()
-    .where("workspace_id", "=", workspaceId)
-    .where("runner_key", "=", runnerKey)
-    .executeTakeFirst();
+export async function seeRunner(
+  db: Db,
+  workspaceId: string,
+  runnerKey: string,
+  /** The runner as read with the caller's token just before, when it was. */
+  known?: RunnersTable,
+): Promise<RunnersTable> {
+  const runner =
+    known?.runner_key === runnerKey && known.workspace_id === workspaceId
+      ? known
+      : await db
+          .selectFrom("runners")
+          .selectAll()
+          .where("workspace_id", "=", workspaceId)
+          .where("runner_key", "=", runnerKey)
+          .executeTakeFirst();
   if (!runner) throw notFound("Runner (register first)");
   const at = now();
   if (runner.status === "online") {

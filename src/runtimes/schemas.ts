@@ -133,6 +133,11 @@ export const completeBody = runnerCall.extend({
     .optional(),
   session_id: text(500).min(1).optional(),
   branch: text(500).min(1).optional(),
+  /**
+   * The run's last events, not sent yet, stored with its end (as `events` would, idempotent by seq): one call instead
+   * of two for a CLI that ends quickly. Runners send it to servers whose register answer says `complete_events`.
+   */
+  events: z.array(runnerEvent).max(1000).optional(),
 });
 export type CompleteInput = z.infer<typeof completeBody>;
 

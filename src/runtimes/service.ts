@@ -47,7 +47,13 @@ export class RunnerService {
     for (let round = 0; ; round++) {
       // Every round after the first (the request's own check): a token revoked meanwhile ends the long poll, 401.
       if (round > 0) await this.requireToken(credential);
-      const runner = await seeRunner(this.db, workspaceId, input.runner_id);
+      // The first round's runner was read with the token; a long poll's later rounds read it again.
+      const runner = await seeRunner(
+        this.db,
+        workspaceId,
+        input.runner_id,
+        round === 0 ? credential.runner : undefined,
+      );
       const mark = this.polls.mark();
       const claims = await claimForRunner(this.db, runner, input.runtime_ids, input.max_tasks, this.settings);
       if (claims.length > 0) {
@@ -72,7 +78,7 @@ export class RunnerService {
   }
 
   async heartbeat(credential: RunnerCredential, runnerKey: string): Promise<{ cancel: string[] }> {
-    const runner = await seeRunner(this.db, credential.workspaceId, runnerKey);
+    const runner = await seeRunner(this.db, credential.workspaceId, runnerKey, credential.runner);
     await this.db
       .updateTable("tasks")
       .set({ lease_expires_at: timestampAt(Date.now() + this.settings.leaseMs) })
@@ -83,22 +89,22 @@ export class RunnerService {
   }
 
   async events(credential: RunnerCredential, runnerKey: string, taskId: string, events: RunnerEventInput[]) {
-    const runner = await seeRunner(this.db, credential.workspaceId, runnerKey);
+    const runner = await seeRunner(this.db, credential.workspaceId, runnerKey, credential.runner);
     return reportEvents(this.db, runner, taskId, events, this.settings.leaseMs);
   }
 
   async session(credential: RunnerCredential, taskId: string, input: SessionInput): Promise<void> {
-    const runner = await seeRunner(this.db, credential.workspaceId, input.runner_id);
+    const runner = await seeRunner(this.db, credential.workspaceId, input.runner_id, credential.runner);
     await reportSession(this.db, runner, taskId, input, this.settings.leaseMs);
   }
 
   async complete(credential: RunnerCredential, taskId: string, input: CompleteInput): Promise<void> {
-    const runner = await seeRunner(this.db, credential.workspaceId, input.runner_id);
+    const runner = await seeRunner(this.db, credential.workspaceId, input.runner_id, credential.runner);
     await completeRunnerTask(this.db, runner, taskId, input, this.prices);
   }
 
   async fail(credential: RunnerCredential, taskId: string, input: FailInput): Promise<void> {
-    const runner = await seeRunner(this.db, credential.workspaceId, input.runner_id);
+    const runner = await seeRunner(this.db, credential.workspaceId, input.runner_id, credential.runner);
     await failRunnerTask(this.db, runner, taskId, input, this.settings.retryBaseMs);
   }
 

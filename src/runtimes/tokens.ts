@@ -69,6 +69,6 @@ export async function revokeRunnerToken(db: Db, workspaceId: string, tokenId: st
       details: { name: row.name },
     });
     // Its runners' open long polls wake and end with a 401.
-    await announce(trx, { kind: "tasks" });
+    await announce(trx, { kind: "tasks", runnersOnly: true });
   });
 }

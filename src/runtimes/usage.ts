@@ -4,11 +4,14 @@ import type { Db } from "../db/index.ts";
 import { fromJson } from "../db/values.ts";
 import { agentPrice, costOf, type PriceTable, type TokenCounts } from "../usage/prices.ts";
 import { addRunUsage } from "../usage/record.ts";
+import type { HeldAgent } from "./reports.ts";
 import type { CompleteInput } from "./schemas.ts";
 
+/** `agent`: the run's agent as read with the runner's claim (its price, its model's). */
 export async function addRunnerUsage(
   trx: Db,
   runId: string,
+  agent: Omit<HeldAgent, "runtime_select">,
   usage: CompleteInput["usage"],
   prices: PriceTable,
 ): Promise<void> {
@@ -20,16 +23,11 @@ export async function addRunnerUsage(
   };
   let cost = usage?.cost_usd ?? null;
   if (cost === null) {
-    const agent = await trx
-      .selectFrom("runs")
-      .innerJoin("agents", "agents.id", "runs.agent_id")
-      .select(["agents.model", "agents.runtime_config"])
-      .where("runs.id", "=", runId)
-      .executeTakeFirst();
-    const price = agent
-      ? (agentPrice(fromJson(agent.runtime_config, null)) ?? (agent.model ? prices.priceOf(agent.model) : undefined))
-      : undefined;
+    const price =
+      agentPrice(fromJson(agent.runtime_config, null)) ?? (agent.model ? prices.priceOf(agent.model) : undefined);
     if (price) cost = costOf(counts, price);
   }
+  // Nothing to add (a run that reported no usage, of an agent without a price): the run and the rollup stay as they are.
+  if (cost === null && Object.values(counts).every((count) => count === 0)) return;
   await addRunUsage(trx, runId, counts, cost);
 }

@@ -5,8 +5,11 @@ import type { ListenerLog } from "../db/listener.ts";
 import { notification as notifyOn, openSignals, sendSignal } from "../db/signals.ts";
 
 type WorkSignal =
-  /** Tasks may have become claimable (queued, retried, approvals decided). */
-  | { kind: "tasks" }
+  /**
+   * Tasks may have become claimable (queued, retried, approvals decided). `runnersOnly`: only tasks of agents bound to
+   * runtimes can be (a runner's task ended, a runtime came online), so the in-process worker need not look.
+   */
+  | { kind: "tasks"; runnersOnly?: boolean }
   /** This task was cancelled: whichever process runs it stops. */
   | { kind: "cancel"; taskId: string }
   /** This run has stored new events. */
@@ -17,12 +20,13 @@ type SignalListener = (signal: WorkSignal) => void;
 const CHANNEL = "agent_work";
 
 function encode(signal: WorkSignal): string {
-  if (signal.kind === "tasks") return "tasks";
+  if (signal.kind === "tasks") return signal.runnersOnly ? "tasks:runners" : "tasks";
   return signal.kind === "cancel" ? `cancel:${signal.taskId}` : `run:${signal.runId}`;
 }
 
 function decode(payload: string | undefined): WorkSignal | undefined {
   if (payload === "tasks") return { kind: "tasks" };
+  if (payload === "tasks:runners") return { kind: "tasks", runnersOnly: true };
   if (payload?.startsWith("cancel:")) return { kind: "cancel", taskId: payload.slice(7) };
   if (payload?.startsWith("run:")) return { kind: "run", runId: payload.slice(4) };
   return undefined;

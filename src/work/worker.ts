@@ -64,7 +64,7 @@ export class Worker {
 
   start(): void {
     this.stopSignals = this.signals.on((signal) => {
-      if (signal.kind === "tasks") this.claim();
+      if (signal.kind === "tasks" && !signal.runnersOnly) this.claim();
       else if (signal.kind === "cancel")
         this.running.get(signal.taskId)?.controller.abort("cancelled" satisfies StopReason);
     });

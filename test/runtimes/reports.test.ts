@@ -100,6 +100,36 @@ describe.each(testDialects)("runner reports (%s)", (dialect) => {
     expect((await f.api.get(`workspaces/${f.ws}/issues/${issue.id}`, { token: assignment.token })).status).toBe(401);
   });
 
+  it("complete takes the run's last events (where register says so), stored once before its end", async () => {
+    const registered = await runner.register([{ name: "sh", kind: "command", max_concurrent_tasks: 10 }]);
+    expect(registered.complete_events).toBe(true);
+    const agent = await createBoundAgent(f);
+    const issue = await assignIssue(f, agent.id);
+    const [assignment] = await claimAll(runner, 1);
+    const path = `tasks/${assignment.task.id}`;
+    expect((await runner.call(`${path}/events`, { events: text("m1", "Looking", 1) })).status).toBe(200);
+    const gap = await runner.call(`${path}/complete`, { output: "Done", events: text("m2", "Done", 5) });
+    expect(gap.status).toBe(422);
+    // Events already stored come again (a re-sent batch): kept once.
+    const events = [...text("m1", "Looking", 1), ...text("m2", "Done", 4)];
+    expect((await runner.call(`${path}/complete`, { output: "Done", events })).status).toBe(200);
+    expect((await runner.call(`${path}/complete`, { output: "Done", events })).status).toBe(200);
+    expect(await commentsOf(issue.id)).toEqual([expect.objectContaining({ author_type: "agent", content: "Done" })]);
+    const replay = await readRunEvents(f, assignment.run_id);
+    expect(replay.frames.map((frame) => frame.event)).toEqual([
+      "RUN_STARTED",
+      "TEXT_MESSAGE_START",
+      "TEXT_MESSAGE_CONTENT",
+      "TEXT_MESSAGE_END",
+      "TEXT_MESSAGE_START",
+      "TEXT_MESSAGE_CONTENT",
+      "TEXT_MESSAGE_END",
+      "RUN_FINISHED",
+    ]);
+    expect(replay.frames[5]?.data.delta).toBe("Done");
+    expect(await taskReaching(f, issue.id)).toMatchObject({ status: "succeeded", attempt: 1 });
+  });
+
   it("no comment of the output when the run commented through its tools", async () => {
     const agent = await createBoundAgent(f);
     const issue = await assignIssue(f, agent.id);
