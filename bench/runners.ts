@@ -21,6 +21,7 @@ import { fileURLToPath } from "node:url";
 import { type BinProcess, runBin, stopBins } from "../test/helpers/bin.ts";
 import { createTestDatabase } from "../test/helpers/databases.ts";
 import { TestModelServer } from "../test/helpers/model-server.ts";
+import { json, ms, percentile, sleep } from "./support/api.ts";
 import { startChild } from "./support/processes.ts";
 import { AUTOCOMMIT, type Tally } from "./support/sql-tally.ts";
 
@@ -47,23 +48,6 @@ const RUNNER_ENV: Record<string, string> = PROFILE_DIR
 
 const dialect = process.argv[3] === "postgres" ? "postgres" : "sqlite";
 const scratch = mkdtempSync(join(tmpdir(), "bench-runners-"));
-
-async function json(method: string, url: string, token?: string, body?: unknown): Promise<any> {
-  const response = await fetch(url, {
-    method,
-    headers: { "content-type": "application/json", ...(token && { authorization: `Bearer ${token}` }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${await response.text()}`);
-  return response.status === 204 ? undefined : response.json();
-}
-
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
-};
-const ms = (value: number) => `${value.toFixed(1)} ms`;
-const sleep = (delay: number) => new Promise((resolve) => setTimeout(resolve, delay));
 
 /** The command runtime: notes when it started (ms) and which task, then answers at once. */
 function answerScript(log: string): string {
