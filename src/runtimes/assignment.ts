@@ -7,7 +7,7 @@ import type { Actor } from "../api/access.ts";
 import type { Db } from "../db/index.ts";
 import { showRuntimeConfig } from "../platform/agents/secrets.ts";
 import { toAgent } from "../platform/agents/service.ts";
-import { listComments } from "../platform/comments/service.ts";
+import { newestComments } from "../platform/comments/service.ts";
 import { updateIssue } from "../platform/issues/service.ts";
 import { skillsForRunner } from "../skills/for-runners.ts";
 import { buildTaskFrame } from "../work/frame.ts";
@@ -37,7 +37,7 @@ export async function buildAssignment(
   const agent = toAgent(claim.agent);
   const task = claim.task;
   const frame = await buildTaskFrame(db, task, agent);
-  const comments = await listComments(db, task.workspace_id, task.issue_id, { limit: COMMENT_LIMIT, offset: 0 });
+  const comments = await newestComments(db, task.workspace_id, task.issue_id, COMMENT_LIMIT);
   if (NOT_STARTED.has(frame.issue.status)) {
     // While the CLI starts, not before: as an in-process run moves its issue while the model is already asked. A
     // refusal (the issue deleted meanwhile) leaves the task to end with it.

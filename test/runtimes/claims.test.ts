@@ -61,6 +61,31 @@ describe.each(testDialects)("claims (%s)", (dialect) => {
     expect(f.model.requests.length).toBe(before);
   });
 
+  it("a thread longer than 200 comments reaches the runner as its newest 200, oldest first", async () => {
+    const runner = new FakeRunner(f);
+    await runner.register([{ name: "sh", kind: "command" }]);
+    const agent = await createBoundAgent(f, [{ kind: "command" }]);
+    const issue = await createIssue(f);
+    for (let index = 1; index <= 202; index++) {
+      const response = await f.api.post(
+        `workspaces/${f.ws}/issues/${issue.id}/comments`,
+        { content: `Comment ${index}` },
+        { token: f.member.token },
+      );
+      expect(response.status).toBe(201);
+    }
+    const assigned = await f.api.patch(
+      `workspaces/${f.ws}/issues/${issue.id}`,
+      { assignee_type: "agent", assignee_id: agent.id },
+      { token: f.member.token },
+    );
+    expect(assigned.status).toBe(200);
+    const [assignment] = await claimAll(runner, 1);
+    const contents = assignment.comments.map((comment: { content: string }) => comment.content);
+    expect(contents).toHaveLength(200);
+    expect([contents[0], contents.at(-1)]).toEqual(["Comment 3", "Comment 202"]);
+  });
+
   it("runners never take an in-process agent's task; the worker never takes a bound agent's", async () => {
     const runner = new FakeRunner(f);
     await runner.register([{ name: "sh", kind: "command" }]);

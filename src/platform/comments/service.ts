@@ -46,6 +46,20 @@ export async function listComments(db: Db, workspaceId: string, issueId: string,
   return rows.map(toComment);
 }
 
+/** The newest `limit` comments of an issue, oldest first (a long thread as a run should see it). */
+export async function newestComments(db: Db, workspaceId: string, issueId: string, limit: number): Promise<Comment[]> {
+  const issue = await getIssue(db, workspaceId, issueId);
+  const rows = await db
+    .selectFrom("comments")
+    .selectAll()
+    .where("issue_id", "=", issue.id)
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .limit(limit)
+    .execute();
+  return rows.reverse().map(toComment);
+}
+
 /** A reply's parent must be a comment of the same issue. */
 export async function addComment(
   db: Db,
