@@ -2,10 +2,12 @@
 // hourly-cap checks, the issue created in the creator's name and assigned to the agent (whose task the platform's
 // work hooks queue in the same transaction), and the `autopilot.fired|skipped` event. Whatever the number of
 // processes, a claim is made once: the loser of a race finds the winner's run and answers `duplicate`.
+
+import type { ExpressionBuilder, QueryCreator } from "kysely";
 import type { Db } from "../db/index.ts";
 import { isPostgres } from "../db/index.ts";
 import { noteHeld } from "../db/lock-order.ts";
-import type { AutopilotRunsTable, AutopilotsTable } from "../db/schema.ts";
+import type { AutopilotRunsTable, AutopilotsTable, Database } from "../db/schema.ts";
 import { newId, now, timestampAt } from "../db/values.ts";
 import { appendEvent } from "../events/append.ts";
 import type { EventActor } from "../events/outbox.ts";
@@ -16,6 +18,7 @@ import { templateOf } from "./rows.ts";
 import { renderTemplate } from "./template.ts";
 
 export type TriggerKind = AutopilotRunsTable["trigger_kind"];
+type RunStatus = AutopilotRunsTable["status"];
 
 export interface Fire {
   workspaceId: string;
@@ -44,6 +47,7 @@ export interface FireSettings {
 
 const CLOSED_STATUSES = ["done", "cancelled"];
 const HOUR_MS = 3_600_000;
+const RATE_LIMIT = "rate limit";
 
 /** Fires in a transaction of its own, whose first statement bumps the issue list version (lockAutopilot). */
 export function fire(db: Db, request: Fire, settings: FireSettings): Promise<FireOutcome> {
@@ -62,12 +66,10 @@ export async function fireIn(trx: Db, request: Fire, settings: FireSettings): Pr
   // A call to a paused autopilot's webhook is answered (and kept) as skipped; other triggers just do not fire.
   if (disabled && request.triggerKind !== "manual" && request.triggerKind !== "webhook") return { status: "gone" };
 
-  const skipReason =
-    disabled && request.triggerKind === "webhook" ? "disabled" : await reasonToSkip(trx, autopilot, settings);
+  const skipReason = disabled && request.triggerKind === "webhook" ? "disabled" : await overlapReason(trx, autopilot);
   const problem = skipReason ? undefined : await missingProject(trx, autopilot);
   // The issue's id is known before the issue: the run is written once, with it.
-  const issueId = skipReason || problem ? null : newId();
-  const run: AutopilotRunsTable = {
+  const planned: AutopilotRunsTable = {
     id: newId(),
     autopilot_id: autopilot.id,
     workspace_id: autopilot.workspace_id,
@@ -76,10 +78,11 @@ export async function fireIn(trx: Db, request: Fire, settings: FireSettings): Pr
     claim_key: request.claimKey,
     status: skipReason ? "skipped" : problem ? "failed" : "issue_created",
     reason: skipReason ?? problem ?? null,
-    issue_id: issueId,
+    issue_id: skipReason || problem ? null : newId(),
     created_at: now(),
   };
-  if (!(await claim(trx, run, request.reclaimBefore))) {
+  const run = await claim(trx, planned, request.reclaimBefore, settings.maxFiresPerHour);
+  if (!run) {
     const first = await trx
       .selectFrom("autopilot_runs")
       .select("id")
@@ -88,13 +91,14 @@ export async function fireIn(trx: Db, request: Fire, settings: FireSettings): Pr
       .executeTakeFirstOrThrow();
     return { status: "duplicate", runId: first.id };
   }
+  const issueId = run.issue_id;
   const actor: EventActor = { type: "autopilot", id: autopilot.id };
   const base = { workspaceId: autopilot.workspace_id, entityType: "autopilot", entityId: autopilot.id, actor };
-  if (skipReason) {
+  if (run.status === "skipped") {
     await appendEvent(trx, {
       ...base,
       type: "autopilot.skipped",
-      data: { name: autopilot.name, run_id: run.id, trigger_kind: run.trigger_kind, reason: skipReason },
+      data: { name: autopilot.name, run_id: run.id, trigger_kind: run.trigger_kind, reason: run.reason },
     });
     return { status: "skipped", runId: run.id, issueId: null };
   }
@@ -196,83 +200,99 @@ function lockTopDown(trx: Db, request: Pick<Fire, "workspaceId" | "autopilotId">
     .executeTakeFirst();
 }
 
-/** `overlap: skip` while its last issue is open; the hourly cap. */
-async function reasonToSkip(trx: Db, autopilot: AutopilotsTable, settings: FireSettings): Promise<string | undefined> {
-  if (autopilot.overlap === "skip") {
-    const last = await trx
-      .selectFrom("autopilot_runs as r")
-      .innerJoin("issues as i", "i.id", "r.issue_id")
-      .select(["i.status", "i.number"])
-      .where("r.autopilot_id", "=", autopilot.id)
-      .where("r.status", "=", "issue_created")
-      .orderBy("r.created_at", "desc")
-      .limit(1)
-      .executeTakeFirst();
-    if (last && !CLOSED_STATUSES.includes(last.status)) return "overlap: its last issue is still open";
-  }
-  const since = timestampAt(Date.now() - HOUR_MS);
-  const fired = await trx
-    .selectFrom("autopilot_runs")
-    .select((eb) => eb.fn.countAll<number>().as("count"))
-    .where("autopilot_id", "=", autopilot.id)
-    .where("status", "=", "issue_created")
-    .where("created_at", ">", since)
-    .executeTakeFirstOrThrow();
-  if (Number(fired.count) >= settings.maxFiresPerHour) return "rate limit";
+/** `overlap: skip` while its last issue is open (the hourly cap is the claim's: see claim). */
+async function overlapReason(trx: Db, autopilot: AutopilotsTable): Promise<string | undefined> {
+  if (autopilot.overlap !== "skip") return undefined;
+  const last = await trx
+    .selectFrom("autopilot_runs as r")
+    .innerJoin("issues as i", "i.id", "r.issue_id")
+    .select(["i.status", "i.number"])
+    .where("r.autopilot_id", "=", autopilot.id)
+    .where("r.status", "=", "issue_created")
+    .orderBy("r.created_at", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  if (last && !CLOSED_STATUSES.includes(last.status)) return "overlap: its last issue is still open";
   return undefined;
 }
 
 /**
- * Inserts the run unless its claim is taken, and when it makes an issue moves the autopilot's `last_fired_at` (on
- * PostgreSQL in the same statement). A claim older than `reclaimBefore` is released first (the later of two racing
- * releases finds nothing left to release, and its insert then meets the earlier's claim).
+ * Inserts the run unless its claim is taken (undefined then), and returns it as written: a run not planned as
+ * skipped is written `skipped` with reason "rate limit" instead when the autopilot made `maxFiresPerHour` issues in
+ * the last hour, counted in the insert itself (its lock is held: the count sees every fire before it). When it makes
+ * an issue, the autopilot's `last_fired_at` moves too (on PostgreSQL in the same statement). A claim older than
+ * `reclaimBefore` is released first (the later of two racing releases finds nothing left to release, and its insert
+ * then meets the earlier's claim).
  */
-async function claim(trx: Db, run: AutopilotRunsTable, reclaimBefore: string | undefined): Promise<boolean> {
-  if (run.claim_key !== null && reclaimBefore !== undefined) {
+async function claim(
+  trx: Db,
+  planned: AutopilotRunsTable,
+  reclaimBefore: string | undefined,
+  maxFiresPerHour: number,
+): Promise<AutopilotRunsTable | undefined> {
+  if (planned.claim_key !== null && reclaimBefore !== undefined) {
     await trx
       .updateTable("autopilot_runs")
       .set({ claim_key: null })
-      .where("autopilot_id", "=", run.autopilot_id)
-      .where("claim_key", "=", run.claim_key)
+      .where("autopilot_id", "=", planned.autopilot_id)
+      .where("claim_key", "=", planned.claim_key)
       .where("created_at", "<", reclaimBefore)
       .execute();
   }
-  const firesIssue = run.status === "issue_created";
-  if (firesIssue && isPostgres(trx)) {
-    const claimed = await trx
-      .with("claimed", (db) =>
+  // A fire skipped already (overlap, disabled) is not counted against the cap; one that fails (its project is gone) is.
+  const capped = planned.status !== "skipped";
+  const insertRun = (db: QueryCreator<Database>) =>
+    db
+      .with("recent", (db) =>
         db
-          .insertInto("autopilot_runs")
-          .values(run)
-          .onConflict((conflict) => conflict.columns(["autopilot_id", "claim_key"]).doNothing())
-          .returning("id"),
+          .selectFrom("autopilot_runs")
+          .select((eb) => eb.fn.countAll<number>().as("fired"))
+          .where("autopilot_id", "=", planned.autopilot_id)
+          .where("status", "=", "issue_created")
+          .where("created_at", ">", timestampAt(Date.now() - HOUR_MS)),
       )
+      .insertInto("autopilot_runs")
+      .values(
+        capped
+          ? {
+              ...planned,
+              status: (eb) => overCap(eb).then<RunStatus>("skipped").else(planned.status).end(),
+              reason: (eb) => overCap(eb).then(RATE_LIMIT).else(planned.reason).end(),
+              issue_id: (eb) => overCap(eb).then(null).else(planned.issue_id).end(),
+            }
+          : planned,
+      )
+      .onConflict((conflict) => conflict.columns(["autopilot_id", "claim_key"]).doNothing())
+      .returning(["status", "reason", "issue_id"]);
+  const overCap = (eb: ExpressionBuilder<Database & { recent: { fired: number } }, "autopilot_runs">) =>
+    eb.case().when(eb.selectFrom("recent").select("recent.fired"), ">=", maxFiresPerHour);
+  let written: Pick<AutopilotRunsTable, "status" | "reason" | "issue_id"> | undefined;
+  if (capped && isPostgres(trx)) {
+    written = await trx
+      .with("claimed", insertRun)
       .with("fired", (db) =>
         db
           .updateTable("autopilots")
-          .set({ last_fired_at: run.created_at })
-          .where("id", "=", run.autopilot_id)
-          .where(({ exists, selectFrom }) => exists(selectFrom("claimed").select("claimed.id"))),
+          .set({ last_fired_at: planned.created_at })
+          .where("id", "=", planned.autopilot_id)
+          .where(({ exists, selectFrom }) =>
+            exists(selectFrom("claimed").select("claimed.status").where("claimed.status", "=", "issue_created")),
+          ),
       )
       .selectFrom("claimed")
-      .select("id")
+      .select(["status", "reason", "issue_id"])
       .executeTakeFirst();
-    return claimed !== undefined;
+  } else {
+    written = await insertRun(trx).executeTakeFirst();
+    if (written?.status === "issue_created") {
+      await trx
+        .updateTable("autopilots")
+        .set({ last_fired_at: planned.created_at })
+        .where("id", "=", planned.autopilot_id)
+        .execute();
+    }
   }
-  const inserted = await trx
-    .insertInto("autopilot_runs")
-    .values(run)
-    .onConflict((conflict) => conflict.columns(["autopilot_id", "claim_key"]).doNothing())
-    .executeTakeFirst();
-  if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return false;
-  if (firesIssue) {
-    await trx
-      .updateTable("autopilots")
-      .set({ last_fired_at: run.created_at })
-      .where("id", "=", run.autopilot_id)
-      .execute();
-  }
-  return true;
+  return written && { ...planned, ...written };
 }
 
 async function missingProject(trx: Db, autopilot: AutopilotsTable): Promise<string | undefined> {

@@ -8,7 +8,7 @@ import type { Db } from "../db/index.ts";
 import { timestampAt } from "../db/values.ts";
 import { notFound } from "../http/errors.ts";
 import { type FireSettings, fire } from "./fire.ts";
-import { findHook } from "./hook-tokens.ts";
+import { findHook, hookClaimKey } from "./hook-tokens.ts";
 import { fireAnswerSchema, hookParams } from "./schemas.ts";
 
 const HOOK_BODY_LIMIT_BYTES = 256 * 1024;
@@ -46,29 +46,27 @@ export async function autopilotHookRoutes(app: FastifyInstance, options: HookRou
       },
     },
     async (request, reply) => {
-      const hook = await findHook(db, request.params.token);
-      if (!hook) throw notFound("Autopilot hook");
       const key = request.headers["idempotency-key"];
-      const claimKey = key === undefined ? null : `webhook:${hook.triggerIndex}:${key}`;
+      const hook = await findHook(db, request.params.token, key);
+      if (!hook) throw notFound("Autopilot hook");
+      const claimKey = key === undefined ? null : hookClaimKey(hook.triggerIndex, key);
       const firedAt = new Date();
       const reclaimBefore = timestampAt(firedAt.getTime() - IDEMPOTENCY_WINDOW_MS);
-      const autopilot = await withClaim(db, hook.autopilotId, claimKey);
-      if (!autopilot) throw notFound("Autopilot hook");
       // A repeat is answered from what the first call committed, without a transaction or a lock. Calls racing with
       // the first still meet its claim in fire().
-      if (autopilot.claimed_run_id !== null && String(autopilot.claimed_at) >= reclaimBefore) {
-        return reply.code(200).send({ status: "duplicate", run_id: autopilot.claimed_run_id });
+      if (hook.claimed !== null && hook.claimed.at >= reclaimBefore) {
+        return reply.code(200).send({ status: "duplicate", run_id: hook.claimed.runId });
       }
       const outcome = await fire(
         db,
         {
-          workspaceId: autopilot.workspace_id,
+          workspaceId: hook.workspaceId,
           autopilotId: hook.autopilotId,
           triggerKind: "webhook",
           triggerIndex: hook.triggerIndex,
           claimKey,
           // Only a claim seen here can have grown old: one made meanwhile is new.
-          reclaimBefore: autopilot.claimed_run_id === null ? undefined : reclaimBefore,
+          reclaimBefore: hook.claimed === null ? undefined : reclaimBefore,
           firedAt,
           timezone: "UTC",
           payload: request.body,
@@ -81,23 +79,4 @@ export async function autopilotHookRoutes(app: FastifyInstance, options: HookRou
       return reply.code(202).send({ status, run_id: outcome.runId });
     },
   );
-}
-
-/** The autopilot's workspace, and the run that holds the claim already, if one does; undefined when it is gone. */
-function withClaim(db: Db, autopilotId: string, claimKey: string | null) {
-  return db
-    .selectFrom("autopilots")
-    .leftJoin("autopilot_runs", (join) =>
-      join
-        .onRef("autopilot_runs.autopilot_id", "=", "autopilots.id")
-        // Without a key nothing is claimed: no claim is ever "".
-        .on("autopilot_runs.claim_key", "=", claimKey ?? ""),
-    )
-    .select([
-      "autopilots.workspace_id",
-      "autopilot_runs.id as claimed_run_id",
-      "autopilot_runs.created_at as claimed_at",
-    ])
-    .where("autopilots.id", "=", autopilotId)
-    .executeTakeFirst();
 }

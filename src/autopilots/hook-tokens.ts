@@ -1,6 +1,7 @@
 // Webhook trigger tokens: shown once (in the URL), stored only as their sha256. A call is looked up by the hash of
 // what it presents, then the hashes are compared in constant time.
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { sql } from "kysely";
 import type { Db } from "../db/index.ts";
 
 export const HOOKS_PATH = "/api/v1/autopilot-hooks/";
@@ -31,18 +32,54 @@ export async function dropHookTokens(db: Db, autopilotId: string, triggerIndexes
     .execute();
 }
 
-/** The autopilot and trigger a presented token belongs to, or undefined (unknown, rotated, malformed). */
-export async function findHook(
-  db: Db,
-  token: string,
-): Promise<{ autopilotId: string; triggerIndex: number } | undefined> {
+/** What fires an autopilot's webhook trigger `triggerIndex` under an Idempotency-Key: unique per autopilot. */
+export const hookClaimKey = (triggerIndex: number, key: string): string => `webhook:${triggerIndex}:${key}`;
+
+export interface Hook {
+  autopilotId: string;
+  triggerIndex: number;
+  workspaceId: string;
+  /** The run that holds the claim of the call's Idempotency-Key already, if one does, and when it was made. */
+  claimed: { runId: string; at: string } | null;
+}
+
+/**
+ * The autopilot and trigger a presented token belongs to, or undefined (unknown, rotated, malformed, or its autopilot
+ * gone), with the run that claimed `idempotencyKey` already: one query for what a call needs before it fires.
+ */
+export async function findHook(db: Db, token: string, idempotencyKey: string | undefined): Promise<Hook | undefined> {
   if (!/^aph_[\w-]{43}$/.test(token)) return undefined;
   const presented = hashOf(token);
   const row = await db
-    .selectFrom("autopilot_hook_tokens")
-    .selectAll()
-    .where("token_hash", "=", presented)
+    .selectFrom("autopilot_hook_tokens as t")
+    .innerJoin("autopilots as a", "a.id", "t.autopilot_id")
+    .leftJoin("autopilot_runs as r", (join) =>
+      join
+        .onRef("r.autopilot_id", "=", "a.id")
+        // hookClaimKey in SQL. Without a key nothing is claimed: no claim is ever "".
+        .on(
+          "r.claim_key",
+          "=",
+          idempotencyKey === undefined
+            ? sql.lit("")
+            : sql<string>`${"webhook:"} || t.trigger_index || ${`:${idempotencyKey}`}`,
+        ),
+    )
+    .select([
+      "t.token_hash",
+      "t.autopilot_id",
+      "t.trigger_index",
+      "a.workspace_id",
+      "r.id as claimed_run_id",
+      "r.created_at as claimed_at",
+    ])
+    .where("t.token_hash", "=", presented)
     .executeTakeFirst();
   if (!row || !timingSafeEqual(Buffer.from(row.token_hash), Buffer.from(presented))) return undefined;
-  return { autopilotId: row.autopilot_id, triggerIndex: Number(row.trigger_index) };
+  return {
+    autopilotId: row.autopilot_id,
+    triggerIndex: Number(row.trigger_index),
+    workspaceId: row.workspace_id,
+    claimed: row.claimed_run_id === null ? null : { runId: row.claimed_run_id, at: String(row.claimed_at) },
+  };
 }

@@ -1,12 +1,12 @@
-import type { Selectable } from "kysely";
+import type { QueryCreator, Selectable } from "kysely";
 // Reading one issue, and creating, updating and deleting issues: each change in one transaction with its activity.
 
 import type { Actor } from "../../api/access.ts";
 import { hasRole, type Role } from "../../auth/membership.ts";
 import { type Db, isPostgres } from "../../db/index.ts";
-import type { IssuesTable } from "../../db/schema.ts";
+import type { Database, IssuesTable } from "../../db/schema.ts";
 import { isId, newId, now, toJson } from "../../db/values.ts";
-import { deleteRecorded, diffFields, insertCreated, recordActivity } from "../../events/activity.ts";
+import { deleteRecorded, diffFields, recordActivity } from "../../events/activity.ts";
 import type { EventActor } from "../../events/outbox.ts";
 import { forbidden, invalid, notFound } from "../../http/errors.ts";
 import { tellAssignee } from "../../inbox/notices.ts";
@@ -81,16 +81,8 @@ export async function createIssue(
         id: body.assignee_id,
       },
     );
-    // Creates in one workspace are serialised by its row lock (taken first): numbers never repeat or skip.
-    const counter = await trx
-      .updateTable("workspaces")
-      .set((eb) => ({ issue_counter: eb("issue_counter", "+", 1) }))
-      .where("id", "=", workspaceId)
-      .returning(["issue_counter", "issue_prefix"])
-      .executeTakeFirst();
-    if (!counter) throw notFound("Workspace");
     const at = now();
-    const row: Selectable<IssuesTable> = {
+    const unnumbered: Omit<Selectable<IssuesTable>, "number"> = {
       id: issueId,
       workspace_id: workspaceId,
       project_id: body.project_id ?? null,
@@ -102,7 +94,6 @@ export async function createIssue(
       assignee_id: assignee.id,
       creator_type: actor.type,
       creator_id: actor.id,
-      number: Number(counter.issue_counter),
       parent_issue_id: body.parent_issue_id ?? null,
       acceptance_criteria: toJson(body.acceptance_criteria ?? []),
       position: body.position ?? 0,
@@ -110,18 +101,61 @@ export async function createIssue(
       created_at: at,
       updated_at: at,
     };
-    const issue = toIssue({ ...row, issue_prefix: counter.issue_prefix });
-    await insertCreated(trx, "issues", row, {
+    const counter = await insertNumbered(trx, unnumbered);
+    const issue = toIssue({ ...unnumbered, number: counter.number, issue_prefix: counter.issue_prefix });
+    await recordActivity(trx, {
       workspaceId,
       entityType: "issue",
+      entityId: issue.id,
       issueId: issue.id,
       actor: recordedAs,
+      action: "issue.created",
       details: { title: issue.title, identifier: issue.identifier },
     });
     await workHooks().assigneeChanged(trx, { workspaceId, issueId: issue.id, before: null, after: assignee, actor });
     await tellAssignee(trx, { workspaceId, issue, before: null, after: assignee, actor });
     return issue;
   });
+}
+
+/**
+ * Inserts the issue under the workspace's next number. Creates in one workspace are serialised by its row lock (taken
+ * first): numbers never repeat or skip. On PostgreSQL the counter's bump and the insert are one statement, so the
+ * lock, held until commit, waits on one round trip fewer.
+ */
+async function insertNumbered(
+  trx: Db,
+  row: Omit<Selectable<IssuesTable>, "number">,
+): Promise<{ number: number; issue_prefix: string }> {
+  const bump = (db: QueryCreator<Database>) =>
+    db
+      .updateTable("workspaces")
+      .set((eb) => ({ issue_counter: eb("issue_counter", "+", 1) }))
+      .where("id", "=", row.workspace_id)
+      .returning(["issue_counter", "issue_prefix"]);
+  if (isPostgres(trx)) {
+    const created = await trx
+      .with("counter", bump)
+      .with("created", (db) =>
+        db
+          .insertInto("issues")
+          .values({ ...row, number: (eb) => eb.selectFrom("counter").select("issue_counter") })
+          .returning("number"),
+      )
+      .selectFrom(["created", "counter"])
+      .select(["created.number", "counter.issue_prefix"])
+      .executeTakeFirst();
+    if (!created) throw notFound("Workspace");
+    return { number: Number(created.number), issue_prefix: created.issue_prefix };
+  }
+  const counter = await bump(trx).executeTakeFirst();
+  if (!counter) throw notFound("Workspace");
+  const number = Number(counter.issue_counter);
+  await trx
+    .insertInto("issues")
+    .values({ ...row, number })
+    .execute();
+  return { number, issue_prefix: counter.issue_prefix };
 }
 
 /** Any member may edit an issue. Records `issue.updated` with `details.changes` when something changed. */
