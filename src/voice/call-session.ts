@@ -95,7 +95,12 @@ export class CallSession {
     if (index === this.pending.length) return;
     this.lastAcknowledged = this.pending[index];
     this.head = index + 1;
-    if (this.head > 256 && this.head * 2 > this.pending.length) {
+    // Acknowledged marks are let go at once when none is left waiting (the usual case while audio streams in real
+    // time), so they die young instead of being kept, and promoted, for hundreds of marks.
+    if (this.head === this.pending.length) {
+      this.pending.length = 0;
+      this.head = 0;
+    } else if (this.head > 256 && this.head * 2 > this.pending.length) {
       this.pending = this.pending.slice(this.head);
       this.head = 0;
     }

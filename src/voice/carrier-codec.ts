@@ -1,7 +1,8 @@
 // Carrier stage: Twilio Media Streams JSON frames in and out of one WebSocket, as typed events.
 // Frames are checked by hand rather than by a schema library: the media frame is the hot path (50 per second per call).
-// A media frame in Twilio's shape is recognised whole by one pattern and its payload cut out of the text, with no
-// JSON.parse; any other frame, or a media frame in another shape, is parsed and checked field by field.
+// A media frame in Twilio's shape, and the echo of one of our marks, is recognised whole by one pattern and its field
+// cut out of the text, with no JSON.parse; any other frame, or one in another shape, is parsed and checked field by
+// field.
 import type { Socket } from "node:net";
 import type { RawData, WebSocket } from "ws";
 
@@ -30,6 +31,13 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const MEDIA_FRAME =
   /^\{"event":"media",(?:"sequenceNumber":"\d+",)?"media":\{(?:"track":"[a-z_]+",)?(?:"chunk":"\d+",)?(?:"timestamp":"\d+",)?"payload":"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?"\}(?:,"streamSid":"[A-Za-z0-9]*")?\}$/;
 const PAYLOAD_KEY = '"payload":"';
+/**
+ * A whole mark echo as Twilio writes it, for a mark of ours (its name digits): a third of the frames a talking call
+ * receives. A frame that matches is valid JSON and its only `"name":"` is the mark's.
+ */
+const MARK_FRAME =
+  /^\{"event":"mark",(?:"sequenceNumber":"\d+",)?(?:"streamSid":"[A-Za-z0-9]*",)?"mark":\{"name":"\d+"\}\}$/;
+const NAME_KEY = '"name":"';
 /** The keys of a phone keypad (A–D on the few that have them). */
 const DTMF_DIGIT = /^[0-9*#A-D]$/;
 
@@ -118,6 +126,11 @@ export class CarrierStream {
     if (MEDIA_FRAME.test(text)) {
       const start = text.indexOf(PAYLOAD_KEY) + PAYLOAD_KEY.length;
       this.events.media(text.slice(start, text.indexOf('"', start)));
+      return;
+    }
+    if (MARK_FRAME.test(text)) {
+      const start = text.indexOf(NAME_KEY) + NAME_KEY.length;
+      this.events.mark(text.slice(start, text.length - 3));
       return;
     }
     const reason = this.dispatch(text);

@@ -61,6 +61,20 @@ describe("coalesced marks", () => {
     await call.waitFor(() => call.ofEvent("clear").length === 1);
   });
 
+  it("a mark echo in another shape than Twilio's counts the same", async () => {
+    const { call, provider } = await callWithProvider();
+    provider.sendAudio("item_reply", Buffer.alloc(8000, 0x7f), 160);
+    await call.waitFor(() => call.ofEvent("mark").length === 17);
+    const [first, second] = markNames(call);
+    call.sendRaw({ mark: { name: first }, streamSid: call.streamSid, event: "mark" });
+    call.sendRaw({ event: "mark", mark: { name: second, note: "played" } });
+    await settle(call, provider);
+    provider.send({ type: "input_audio_buffer.speech_started" });
+
+    const truncate = await provider.waitForType("conversation.item.truncate");
+    expect(truncate).toMatchObject({ item_id: "item_reply", audio_end_ms: 120 });
+  });
+
   it("a new item closes the open span first: no mark covers audio of two items", async () => {
     const { call, provider } = await callWithProvider();
     provider.sendAudio("item_one", Buffer.alloc(320, 0x7f), 160); // 40 ms: less than a span

@@ -29,7 +29,10 @@ export class ProviderConnection {
     private readonly options: ProviderDoubleOptions,
   ) {
     this.closed = new Promise((resolve) => socket.on("close", (code: number) => resolve(code)));
-    socket.on("message", (data: RawData) => this.receive(data));
+    // Like OpenAI's, the double reads JSON text frames only: a binary frame is kept as such, never parsed.
+    socket.on("message", (data: RawData, isBinary: boolean) =>
+      isBinary ? this.received.push({ type: "(binary frame)" }) : this.receive(data),
+    );
     if (!options.silent) this.send(sessionCreated(options.dialect));
   }
 
