@@ -18,6 +18,7 @@ export interface Tally {
 /** The key under which SQLite writes that commit on their own are counted (beside their text). */
 export const AUTOCOMMIT = "-- autocommit write";
 
+const BEGIN = /^\s*begin\b/i;
 const statements = new Map<string, number>();
 const statementMs = new Map<string, number>();
 const requests = new Map<string, number>();
@@ -46,8 +47,8 @@ export function installTally(): void {
       ...args: unknown[]
     ) {
       count(statements, this.source);
-      // A write outside BEGIN … COMMIT is a transaction (and a commit) of its own.
-      if (!this.reader && !this.database.inTransaction) count(statements, AUTOCOMMIT);
+      // A write outside BEGIN … COMMIT is a transaction (and a commit) of its own; BEGIN is counted as itself.
+      if (!this.reader && !this.database.inTransaction && !BEGIN.test(this.source)) count(statements, AUTOCOMMIT);
       const start = performance.now();
       try {
         return original.apply(this, args);
