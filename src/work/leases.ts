@@ -92,7 +92,7 @@ export function claimCandidates(trx: Db, at: string, limit: number) {
         eb
           .selectFrom("tasks as running")
           .select(["running.agent_id", (inner) => inner.fn.countAll<number>().as("count")])
-          .where("running.status", "=", "running")
+          .where("running.status", "=", sql.lit("running"))
           .groupBy("running.agent_id")
           .as("busy"),
       (join) => join.onRef("busy.agent_id", "=", "tasks.agent_id"),
