@@ -13,13 +13,22 @@
 // 3. The in-process worker's own cost (issue 27): with a model double that answers in 20 ms, the 1,000 tasks beside
 //    the same 1,000 runs started through `POST /agui`, AGUI_CONCURRENCY at a time, each on a fresh server of the same
 //    kind (target >= 0.8).
+//    Beside the wall clock, each side's server costs per run, which do not depend on the machine's load: SQL
+//    statements (transactions among them), CPU time of the server and (PostgreSQL) of its backends.
 // The server under test is the real one (bench/support/platform-server.ts builds it as `serve` does), on SQLite, or on
-// PostgreSQL with `npm run bench -- work postgres` (the server TEST_DATABASE_URL names).
+// PostgreSQL with `npm run bench -- work postgres` (the server TEST_DATABASE_URL names). BENCH_PART=1, 2 or 3 runs only
+// that part; BENCH_TALLY_DIR=<dir> keeps part 3's full tallies (statements by text) there.
 import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { openDatabase } from "../src/db/index.ts";
 import { createTestDatabase } from "../test/helpers/databases.ts";
 import { TestModelServer } from "../test/helpers/model-server.ts";
 import { createIssues, json, ms, percentile, register, sleep } from "./support/api.ts";
+import { backendCpu, backendCpuSpent } from "./support/cpu-ticks.ts";
 import { startChild } from "./support/processes.ts";
+import { AUTOCOMMIT, type Tally } from "./support/sql-tally.ts";
 
 const PICKUP_SAMPLES = 100;
 const TASKS = 1000;
@@ -35,6 +44,44 @@ const AGUI_CONCURRENCY = 8;
 const TWENTY_MS_MODEL = { text: [ANSWER], chunkDelayMs: 20 };
 
 const dialect = process.argv[3] === "postgres" ? "postgres" : "sqlite";
+const PART = process.env.BENCH_PART;
+const runs = (part: string) => PART === undefined || PART === part;
+const TALLY_DIR = process.env.BENCH_TALLY_DIR ?? mkdtempSync(join(tmpdir(), "bench-work-"));
+
+/** A server's own costs over a drain: its tally, and the CPU its PostgreSQL backends spent (0 on SQLite). */
+interface Costs {
+  tally: Tally;
+  backendsCpuMs: number;
+}
+
+/** Starts counting the PostgreSQL backends' CPU of the database at `url`; the returned function ends it (ms). */
+async function countBackends(url: string): Promise<() => Promise<number>> {
+  if (dialect !== "postgres") return async () => 0;
+  const handle = openDatabase(url);
+  const name = new URL(url).pathname.slice(1);
+  const before = await backendCpu(handle.db, name);
+  return async () => {
+    const spent = backendCpuSpent(before, await backendCpu(handle.db, name));
+    await handle.close();
+    return spent;
+  };
+}
+
+/** Per run: SQL statements, transactions (BEGIN and autocommit writes), server CPU, backends' CPU, requests. */
+function perRun(costs: Costs, count: number): string {
+  const { tally } = costs;
+  const sum = (counts: Record<string, number>, keep: (key: string) => boolean = () => true) =>
+    Object.entries(counts).reduce((total, [key, value]) => total + (keep(key) ? value : 0), 0) / count;
+  const statements = sum(tally.statements, (text) => text !== AUTOCOMMIT);
+  const transactions = sum(tally.statements, (text) => /^\s*begin\b/i.test(text) || text === AUTOCOMMIT);
+  const cpu = (tally.cpuMs.user + tally.cpuMs.system) / count;
+  const backends = dialect === "postgres" ? `, ${(costs.backendsCpuMs / count).toFixed(1)} ms backends' CPU` : "";
+  const requests = sum(tally.requests);
+  return (
+    `${statements.toFixed(1)} SQL statements (${transactions.toFixed(1)} transactions), ` +
+    `${cpu.toFixed(1)} ms server CPU${backends}, ${requests.toFixed(2)} requests`
+  );
+}
 
 /** A workspace with `AGENTS` agents and `count` unassigned issues. */
 async function seed(base: string, count: number) {
@@ -91,7 +138,7 @@ async function pickupLatency(model: TestModelServer, base: string) {
 }
 
 /** Queues TASKS tasks with no worker running (AGENT_WORKERS=0), then lets a server with workers drain them. */
-async function throughputOfTasks(model: TestModelServer, databaseUrl: string) {
+async function throughputOfTasks(model: TestModelServer, databaseUrl: string, tallyFile?: string) {
   const queueing = await startChild("bench/support/platform-server.ts", [], {
     ...serverEnv(databaseUrl),
     AGENT_WORKERS: "0",
@@ -110,9 +157,14 @@ async function throughputOfTasks(model: TestModelServer, databaseUrl: string) {
   );
   await queueing.stop();
   model.reset();
-  const working = await startChild("bench/support/platform-server.ts", [], serverEnv(databaseUrl));
+  const working = await startChild("bench/support/platform-server.ts", [], {
+    ...serverEnv(databaseUrl),
+    ...(tallyFile && { BENCH_TALLY: tallyFile }),
+  });
+  const backends = await countBackends(databaseUrl);
   const api = queuedApi.replace(queueing.url, working.url);
   const tasks = await allTasksEnded(api, token, TASKS);
+  const backendsCpuMs = await backends();
   await working.stop();
   const first = Math.min(...tasks.map((task) => Date.parse(`${task.started_at}Z`)));
   const last = Math.max(...tasks.map((task) => Date.parse(`${task.finished_at}Z`)));
@@ -122,16 +174,29 @@ async function throughputOfTasks(model: TestModelServer, databaseUrl: string) {
   const asked = new Set(
     model.requests.map((request) => /id ([0-9a-f-]{36})\)/.exec(JSON.stringify(request.body))?.[1]),
   );
-  return { seconds, succeeded, requests: model.requests.length, distinctIssues: asked.size };
+  const costs = tallyFile ? { tally: readTally(tallyFile), backendsCpuMs } : undefined;
+  return { seconds, succeeded, requests: model.requests.length, distinctIssues: asked.size, costs };
 }
 
-/** The same runs as the tasks, started through /agui by AGUI_CONCURRENCY clients; runs/s by the clients' clock. */
-async function throughputOfAgui(databaseUrl: string) {
-  const server = await startChild("bench/support/platform-server.ts", [], {
+const readTally = (file: string) => JSON.parse(readFileSync(file, "utf8")) as Tally;
+
+/**
+ * The same runs as the tasks, started through /agui by AGUI_CONCURRENCY clients; runs/s by the clients' clock. The
+ * agents are made by another server first, so that the measured one counts the runs only.
+ */
+async function throughputOfAgui(databaseUrl: string, tallyFile: string) {
+  const seeding = await startChild("bench/support/platform-server.ts", [], {
     ...serverEnv(databaseUrl),
     AGENT_WORKERS: "0",
   });
-  const { token, agents } = await seed(server.url, 0);
+  const { token, agents } = await seed(seeding.url, 0);
+  await seeding.stop();
+  const server = await startChild("bench/support/platform-server.ts", [], {
+    ...serverEnv(databaseUrl),
+    AGENT_WORKERS: "0",
+    BENCH_TALLY: tallyFile,
+  });
+  const backends = await countBackends(databaseUrl);
   let next = 0;
   let finished = 0;
   const started = performance.now();
@@ -152,8 +217,9 @@ async function throughputOfAgui(databaseUrl: string) {
     }),
   );
   const seconds = (performance.now() - started) / 1000;
+  const backendsCpuMs = await backends();
   await server.stop();
-  return { runs: finished, seconds };
+  return { runs: finished, seconds, costs: { tally: readTally(tallyFile), backendsCpuMs } };
 }
 
 function runDirect(env: Record<string, string>): Promise<{ runs: number; seconds: number }> {
@@ -186,21 +252,25 @@ function serverEnv(url: string) {
 }
 try {
   console.log(`work benchmark on ${dialect}; model double at ${model.url}; AGENT_WORKERS default (8)`);
+  let verdict = true;
 
-  const idle = await startChild("bench/support/platform-server.ts", [], serverEnv(databases[0]!.url));
-  const pickup = await pickupLatency(model, idle.url);
-  await idle.stop();
-  const p99 = percentile(pickup.fromSent, 99);
-  console.log(`\npickup latency, assignment → first model request (${pickup.fromSent.length} samples, idle server)`);
-  console.log(
-    `  from the PATCH sent      p50 ${ms(percentile(pickup.fromSent, 50))}  p99 ${ms(p99)}  (target p99 < 50 ms) ${p99 < 50 ? "PASS" : "FAIL"}`,
-  );
-  console.log(
-    `  from the PATCH answered  p50 ${ms(percentile(pickup.fromAnswered, 50))}  p99 ${ms(percentile(pickup.fromAnswered, 99))}`,
-  );
+  if (runs("1")) {
+    const idle = await startChild("bench/support/platform-server.ts", [], serverEnv(databases[0]!.url));
+    const pickup = await pickupLatency(model, idle.url);
+    await idle.stop();
+    const p99 = percentile(pickup.fromSent, 99);
+    console.log(`\npickup latency, assignment → first model request (${pickup.fromSent.length} samples, idle server)`);
+    console.log(
+      `  from the PATCH sent      p50 ${ms(percentile(pickup.fromSent, 50))}  p99 ${ms(p99)}  (target p99 < 50 ms) ${p99 < 50 ? "PASS" : "FAIL"}`,
+    );
+    console.log(
+      `  from the PATCH answered  p50 ${ms(percentile(pickup.fromAnswered, 50))}  p99 ${ms(percentile(pickup.fromAnswered, 99))}`,
+    );
+    verdict &&= p99 < 50;
+  }
 
-  let verdict = p99 < 50;
   for (const [index, [name, script]] of Object.entries(MODELS).entries()) {
+    if (!runs("2")) break;
     model.setDefault(script);
     const direct = await runDirect(serverEnv(databases[1 + 2 * index]!.url));
     const directRate = direct.runs / direct.seconds;
@@ -223,19 +293,29 @@ try {
     verdict &&= exactlyOnce && (!primary || ratio >= 0.8);
   }
 
-  model.setDefault(TWENTY_MS_MODEL);
-  const agui = await throughputOfAgui(databases[5]!.url);
-  const aguiRate = agui.runs / agui.seconds;
-  const load = await throughputOfTasks(model, databases[6]!.url);
-  const rate = TASKS / load.seconds;
-  const ratio = rate / aguiRate;
-  console.log(`\n${TASKS} tasks over ${AGENTS} agents; a model that answers in 20 ms: the worker's own cost`);
-  console.log(
-    `  /agui, ${AGUI_CONCURRENCY} at a time  ${agui.runs} runs in ${agui.seconds.toFixed(2)} s = ${aguiRate.toFixed(0)} runs/s`,
-  );
-  console.log(`  tasks             ${TASKS} tasks in ${load.seconds.toFixed(2)} s = ${rate.toFixed(0)} tasks/s`);
-  console.log(`  tasks/agui ${ratio.toFixed(2)} (target >= 0.8) ${ratio >= 0.8 ? "PASS" : "FAIL"}`);
-  verdict &&= agui.runs === TASKS && load.succeeded === TASKS && ratio >= 0.8;
+  if (runs("3")) {
+    model.setDefault(TWENTY_MS_MODEL);
+    const agui = await throughputOfAgui(databases[5]!.url, join(TALLY_DIR, `tally-agui-${dialect}.json`));
+    const aguiRate = agui.runs / agui.seconds;
+    const load = await throughputOfTasks(model, databases[6]!.url, join(TALLY_DIR, `tally-tasks-${dialect}.json`));
+    const rate = TASKS / load.seconds;
+    const ratio = rate / aguiRate;
+    const exactlyOnce = load.succeeded === TASKS && load.requests === TASKS && load.distinctIssues === TASKS;
+    const averages = loadavg().map((value) => value.toFixed(2));
+    console.log(`\n${TASKS} tasks over ${AGENTS} agents; a model that answers in 20 ms: the worker's own cost`);
+    console.log(
+      `  /agui, ${AGUI_CONCURRENCY} at a time  ${agui.runs} runs in ${agui.seconds.toFixed(2)} s = ${aguiRate.toFixed(0)} runs/s`,
+    );
+    console.log(`  tasks             ${TASKS} tasks in ${load.seconds.toFixed(2)} s = ${rate.toFixed(0)} tasks/s`);
+    console.log(
+      `  succeeded on the first attempt ${load.succeeded}/${TASKS}, model requests ${load.requests}, distinct issues ${load.distinctIssues} ${exactlyOnce ? "PASS" : "FAIL"}`,
+    );
+    console.log(`  tasks/agui ${ratio.toFixed(2)} (target >= 0.8) ${ratio >= 0.8 ? "PASS" : "FAIL"}`);
+    console.log(`  per run, the server's own costs (independent of the load; load average now ${averages.join(" ")}):`);
+    console.log(`    /agui  ${perRun(agui.costs, agui.runs)}`);
+    console.log(`    tasks  ${perRun(load.costs!, TASKS)} (requests: the bench's polls)`);
+    verdict &&= agui.runs === TASKS && exactlyOnce && ratio >= 0.8;
+  }
   process.exitCode = verdict ? 0 : 1;
 } finally {
   await model.close();

@@ -15,9 +15,13 @@ export interface Tally {
   requests: Record<string, number>;
 }
 
-/** The key under which SQLite writes that commit on their own are counted (beside their text). */
+/** The key under which writes that commit on their own are counted (beside their text). */
 export const AUTOCOMMIT = "-- autocommit write";
 
+const BEGIN = /^\s*begin\b/i;
+const END = /^\s*(commit|rollback)\b/i;
+/** PostgreSQL: a statement that writes (outside BEGIN … COMMIT, a transaction of its own). */
+const WRITE = /\b(insert|update|delete)\b/i;
 const statements = new Map<string, number>();
 const statementMs = new Map<string, number>();
 const requests = new Map<string, number>();
@@ -46,8 +50,8 @@ export function installTally(): void {
       ...args: unknown[]
     ) {
       count(statements, this.source);
-      // A write outside BEGIN … COMMIT is a transaction (and a commit) of its own.
-      if (!this.reader && !this.database.inTransaction) count(statements, AUTOCOMMIT);
+      // A write outside BEGIN … COMMIT is a transaction (and a commit) of its own; BEGIN is counted as itself.
+      if (!this.reader && !this.database.inTransaction && !BEGIN.test(this.source)) count(statements, AUTOCOMMIT);
       const start = performance.now();
       try {
         return original.apply(this, args);
@@ -58,10 +62,16 @@ export function installTally(): void {
   }
   const client = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
   const query = client.query;
-  client.query = function (this: unknown, ...args: unknown[]) {
+  const inTransaction = new WeakSet<object>();
+  client.query = function (this: object, ...args: unknown[]) {
     const [first] = args;
     const text = typeof first === "string" ? first : (first as { text?: string } | undefined)?.text;
-    if (text !== undefined) count(statements, text);
+    if (text !== undefined) {
+      count(statements, text);
+      if (BEGIN.test(text)) inTransaction.add(this);
+      else if (END.test(text)) inTransaction.delete(this);
+      else if (!inTransaction.has(this) && WRITE.test(text)) count(statements, AUTOCOMMIT);
+    }
     return query.apply(this, args);
   };
 }

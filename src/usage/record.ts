@@ -1,6 +1,8 @@
 // Writing usage: a run's tokens and cost are added to the run and to the day's rollup (usage_daily) in the caller's
 // transaction, so reports and budget checks never disagree with the runs.
+import type { Updateable } from "kysely";
 import type { Db } from "../db/index.ts";
+import type { RunsTable } from "../db/schema.ts";
 import { alertBudgets } from "./budgets.ts";
 import type { TokenCounts } from "./prices.ts";
 
@@ -46,12 +48,20 @@ export async function countNewRun(
 
 /**
  * Adds what a part of a run used (one claim's worth: a run resumed after approval adds again) to the run and its
- * day's rollup. `costUsd` null: no price is known, the run's cost stays as it is (null if never priced).
+ * day's rollup. `costUsd` null: no price is known, the run's cost stays as it is (null if never priced). `also`: more
+ * of the run's columns, set in the same statement (its end).
  */
-export async function addRunUsage(trx: Db, runId: string, counts: TokenCounts, costUsd: number | null): Promise<void> {
+export async function addRunUsage(
+  trx: Db,
+  runId: string,
+  counts: TokenCounts,
+  costUsd: number | null,
+  also: Updateable<RunsTable> = {},
+): Promise<void> {
   const run = await trx
     .updateTable("runs")
     .set((eb) => ({
+      ...also,
       input_tokens: eb("input_tokens", "+", counts.inputTokens),
       output_tokens: eb("output_tokens", "+", counts.outputTokens),
       cache_read_tokens: eb("cache_read_tokens", "+", counts.cacheReadTokens),

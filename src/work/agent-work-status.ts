@@ -4,6 +4,7 @@
 // changes of one agent take turns (a transaction-scoped lock on PostgreSQL; SQLite runs one statement at a time), so
 // the status written is always the one the committed tasks call for.
 import { sql } from "kysely";
+import type { AgentStatus } from "../db/enums.ts";
 import { type Db, isPostgres } from "../db/index.ts";
 import { now } from "../db/values.ts";
 import { changeAgentStatus } from "../platform/agents/service.ts";
@@ -31,14 +32,18 @@ export function agentWithRunningTasks(trx: Db, agentId: string) {
     .executeTakeFirst();
 }
 
-/** Tasks of the agent running and runs of it in progress outside the queue (agent UI, ask_<agent>), in one query. */
-async function busyCount(trx: Db, agentId: string): Promise<number> {
-  const { rows } = await sql<{ busy: number | string }>`
-    select (select count(*) from tasks where agent_id = ${agentId} and status = 'running')
+/**
+ * The agent's status, and its tasks running and runs in progress outside the queue (agent UI, ask_<agent>), in one
+ * query; status undefined when there is no such agent.
+ */
+async function workState(trx: Db, agentId: string): Promise<{ busy: number; status: AgentStatus | undefined }> {
+  const { rows } = await sql<{ busy: number | string; status: AgentStatus | null }>`
+    select (select status from agents where id = ${agentId}) as status,
+      (select count(*) from tasks where agent_id = ${agentId} and status = 'running')
       + (select count(*) from agent_live_runs where agent_id = ${agentId} and expires_at > ${now()}) as busy`.execute(
     trx,
   );
-  return Number(rows[0]?.busy ?? 0);
+  return { busy: Number(rows[0]?.busy ?? 0), status: rows[0]?.status ?? undefined };
 }
 
 /** Inside `trx`: sets the agent's status from its running tasks and its budget, as the agent itself (so activity says so). */
@@ -48,14 +53,15 @@ export async function syncAgentStatus(
   failedFinally = false,
 ): Promise<void> {
   await lockAgentWork(trx, agent.id);
-  const running = await busyCount(trx, agent.id);
+  const { busy, status: before } = await workState(trx, agent.id);
+  if (before === undefined) return;
   const status =
-    running > 0
+    busy > 0
       ? "working"
       : failedFinally
         ? "error"
         : (await exhaustedBudget(trx, agent.workspaceId, agent.id))
           ? "blocked"
           : "idle";
-  await changeAgentStatus(trx, agent.workspaceId, agent.id, status, { type: "agent", id: agent.id });
+  await changeAgentStatus(trx, agent.workspaceId, agent.id, status, { type: "agent", id: agent.id }, before);
 }

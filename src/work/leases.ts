@@ -92,7 +92,7 @@ export function claimCandidates(trx: Db, at: string, limit: number) {
         eb
           .selectFrom("tasks as running")
           .select(["running.agent_id", (inner) => inner.fn.countAll<number>().as("count")])
-          .where("running.status", "=", "running")
+          .where("running.status", "=", sql.lit("running"))
           .groupBy("running.agent_id")
           .as("busy"),
       (join) => join.onRef("busy.agent_id", "=", "tasks.agent_id"),
@@ -197,7 +197,8 @@ export async function startTask(
     runStartedAt = run?.started_at ?? at;
   }
   // The agent works now: its lock is held and its running tasks counted, so this is the status they call for.
-  await changeAgentStatus(trx, task.workspace_id, task.agent_id, "working", { type: "agent", id: task.agent_id });
+  const actor = { type: "agent" as const, id: task.agent_id };
+  await changeAgentStatus(trx, task.workspace_id, task.agent_id, "working", actor, agent.status);
   await appendEvent(trx, {
     workspaceId: task.workspace_id,
     type: "task.started",

@@ -1,9 +1,11 @@
 // How a claimed task's run ends, each in one transaction that only applies while this process still holds the task's
 // lease: succeeded, failed (retried with backoff while attempts remain), waiting for approvals, stopped by a
 // cancellation, or handed back at shutdown. The agent's status follows in the same transaction.
+import type { Updateable } from "kysely";
 import type { ToolCallRecord } from "../agents/model.ts";
 import type { Db } from "../db/index.ts";
 import { holdWorkspace } from "../db/lock-order.ts";
+import type { RunsTable } from "../db/schema.ts";
 import { newId, now, timestampAt, toJson } from "../db/values.ts";
 import { appendEvent } from "../events/append.ts";
 import type { EventType } from "../events/types.ts";
@@ -15,7 +17,7 @@ import { toApproval } from "./approvals.ts";
 import { type ClaimedTask, retryDelayMs } from "./leases.ts";
 import { ASK_HUMAN, type AskHumanInput, askQuestion, parseAskHuman, questionFor } from "./questions.ts";
 import { lockTask } from "./queue.ts";
-import { appendRunEvents, runErrorEvent, storeRunEvents } from "./run-events.ts";
+import { appendRunEvents, type RunEvent, runErrorEvent, storeRunEvents } from "./run-events.ts";
 import type { Approval, Question } from "./schemas.ts";
 import { announce } from "./signals.ts";
 
@@ -32,8 +34,9 @@ export interface RunTally {
   readonly lastSeq: number;
 }
 
-const addUsage = (trx: Db, claimed: ClaimedTask, tally: RunTally) =>
-  addRunUsage(trx, claimed.runId, tally.usageTotals, tally.costUsd);
+/** What this claim of the run used, added to the run (with `also`, more of its columns: its end) and its rollup. */
+const addUsage = (trx: Db, claimed: ClaimedTask, tally: RunTally, also?: Updateable<RunsTable>) =>
+  addRunUsage(trx, claimed.runId, tally.usageTotals, tally.costUsd, also);
 
 /** What a task's row holds once it succeeded at `at`. */
 export const succeededTaskColumns = (at: string) => ({
@@ -53,12 +56,7 @@ async function failRun(
   at: string,
   failure: Omit<Failure, "retryable">,
 ) {
-  await trx
-    .updateTable("runs")
-    .set({ status: "failed", error: failure.message, finished_at: at })
-    .where("id", "=", claimed.runId)
-    .execute();
-  await addUsage(trx, claimed, tally);
+  await addUsage(trx, claimed, tally, { status: "failed", error: failure.message, finished_at: at });
   await storeRunEvents(trx, claimed.runId, tally.lastSeq, [runErrorEvent(failure.message, failure.code)]);
 }
 
@@ -125,10 +123,20 @@ class NotOursAnymore extends Error {
   }
 }
 
+/** What a run's success writes beside the task: the run's last events, and the agent's answer as its comment. */
+export interface Success {
+  /** Events of the run not stored yet (after `tally.lastSeq`): stored before its RUN_FINISHED, in one statement. */
+  events: RunEvent[];
+  /**
+   * Commits with the success, or not at all. It runs first: it locks the issue, and whoever changes an issue and then
+   * its tasks (an un-assignment) takes the two in that order too.
+   */
+  alongside?: (trx: Db) => Promise<unknown>;
+}
+
 /**
- * The run ended normally: the task succeeded, unless new input arrived since `inputVersion` (then the run goes on).
- * `alongside` (the agent's answer as its comment) commits with the success, or not at all. It runs first: it locks
- * the issue, and whoever changes an issue and then its tasks (an un-assignment) takes the two in that order too.
+ * The run ended normally: the task succeeded, unless new input arrived since `inputVersion` (then the run goes on),
+ * in one transaction with `success`.
  */
 export async function completeTask(
   db: Db,
@@ -136,10 +144,10 @@ export async function completeTask(
   owner: string,
   inputVersion: number,
   tally: RunTally,
-  alongside?: (trx: Db) => Promise<unknown>,
+  success: Success,
 ): Promise<NotOurs | "succeeded"> {
   try {
-    return await db.transaction().execute((trx) => succeed(trx, claimed, owner, inputVersion, tally, alongside));
+    return await db.transaction().execute((trx) => succeed(trx, claimed, owner, inputVersion, tally, success));
   } catch (error) {
     if (error instanceof NotOursAnymore) return error.why;
     throw error;
@@ -152,10 +160,10 @@ async function succeed(
   owner: string,
   inputVersion: number,
   tally: RunTally,
-  alongside?: (trx: Db) => Promise<unknown>,
+  success: Success,
 ): Promise<"succeeded"> {
   if (!(await holdParents(trx, claimed))) throw new NotOursAnymore("cancelled");
-  await alongside?.(trx);
+  await success.alongside?.(trx);
   const at = now();
   const task = await trx
     .updateTable("tasks")
@@ -170,10 +178,9 @@ async function succeed(
     const why = await heldTask(trx, claimed, owner);
     throw new NotOursAnymore(typeof why === "string" ? why : "more_input");
   }
-  await trx.updateTable("runs").set({ status: "succeeded", finished_at: at }).where("id", "=", claimed.runId).execute();
-  await addUsage(trx, claimed, tally);
+  await addUsage(trx, claimed, tally, { status: "succeeded", finished_at: at });
   const finished = { type: "RUN_FINISHED", threadId: task.id, runId: claimed.runId };
-  await storeRunEvents(trx, claimed.runId, tally.lastSeq, [finished]);
+  await storeRunEvents(trx, claimed.runId, tally.lastSeq, [...success.events, finished]);
   await syncAgentStatus(trx, { id: task.agent_id, workspaceId: task.workspace_id });
   await appendEvent(trx, runFinishedEvent(claimed, "succeeded", null));
   await appendEvent(trx, taskEvent(task, "task.succeeded", { attempt: Number(task.attempt), run_id: claimed.runId }));

@@ -102,6 +102,25 @@ export class RunRecorder implements RunSink {
     await this.flush();
   }
 
+  /**
+   * For an ending that stores the run's last events in its own transaction: closes what the run left open, waits for
+   * the writes under way (so `lastSeq` is final) and answers the events not stored yet, which stay recorded until
+   * `stored` says the ending committed them.
+   */
+  async unstored(): Promise<RunEvent[]> {
+    this.closeOpenBlocks();
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.writing;
+    return [...this.buffer];
+  }
+
+  /** The ending's transaction stored the first `count` unstored events, after `lastSeq`. */
+  stored(count: number): void {
+    this.buffer.splice(0, count);
+    this.seq += count;
+  }
+
   /** Drops what is not written yet and writes nothing more (the run is no longer this process's). */
   discard(): void {
     clearTimeout(this.timer);

@@ -183,8 +183,7 @@ export class TaskRunner {
         });
         return typeof paused === "object" ? { kind: "waiting" } : this.notOurs(paused, claimed, owner, recorder);
       }
-      // The run's events so far are written while the comments are read.
-      const [fresh] = await Promise.all([newComments(db, claimed.task, seenUntil), recorder.flush()]);
+      const fresh = await newComments(db, claimed.task, seenUntil);
       if (fresh) seenUntil = fresh.seenUntil;
       commented ||= fresh?.byAgent ?? false;
       if (fresh?.message) {
@@ -198,9 +197,13 @@ export class TaskRunner {
           ? undefined
           : (trx: Db) =>
               addComment(trx, claimed.task.workspace_id, claimed.task.issue_id, { content: answer }, actorOf(agent));
-      await recorder.settle();
-      const ended = await completeTask(db, claimed, owner, inputVersion, recorder, postAnswer);
-      if (ended === "succeeded") return { kind: "succeeded" };
+      // The run's events not stored yet are stored with its end, in its transaction.
+      const events = await recorder.unstored();
+      const ended = await completeTask(db, claimed, owner, inputVersion, recorder, { events, alongside: postAnswer });
+      if (ended === "succeeded") {
+        recorder.stored(events.length);
+        return { kind: "succeeded" };
+      }
       if (ended !== "more_input") return this.notOurs(ended, claimed, owner, recorder);
       // A trigger folded in between the last look at the comments and the end: look again.
       inputVersion = await this.inputVersion(claimed.task.id);

@@ -67,6 +67,22 @@ describe("a command runtime", () => {
     expect(streamed.trimEnd()).toBe(answer);
   });
 
+  it("a program named by its path with plain arguments runs as in a terminal, and so does a script without #!", async () => {
+    const harness = new RunnerHarness();
+    const direct = script("direct.sh", 'cat > /dev/null\necho "args: $# $1 $2"');
+    const ran = await harness.run(
+      commandRuntime(`${direct} --mode=fast  ENG-1`),
+      assignmentFor({ prompt: "# ENG-1 Plain\n" }),
+    );
+    expect(ran.end).toEqual({ outcome: "complete", body: { output: "args: 2 --mode=fast ENG-1" } });
+
+    const plain = join(scratch, "no-shebang.sh");
+    writeFileSync(plain, 'cat > /dev/null\necho "run by the shell: $1"\n');
+    chmodSync(plain, 0o755);
+    const shelled = await harness.run(commandRuntime(`${plain} yes`), assignmentFor({ prompt: "# ENG-1 Plain\n" }));
+    expect(shelled.end).toEqual({ outcome: "complete", body: { output: "run by the shell: yes" } });
+  });
+
   it("examples/runner-agent.mjs answers with what it read", async () => {
     const example = new URL("../../examples/runner-agent.mjs", import.meta.url).pathname;
     const harness = new RunnerHarness();

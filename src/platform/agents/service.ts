@@ -231,7 +231,8 @@ export async function deleteAgent(db: Db, by: Membership, agentId: string, actor
 
 /**
  * Inside `trx`: moves the agent to `status` unless it is there already, recording `agent.status_changed`.
- * Returns false when nothing changed (same status, no such agent, or the status changed under us).
+ * Returns false when nothing changed (same status, no such agent, or the status changed under us). `known`: the
+ * status the caller read in this transaction, so it is not read again (read again if it changed meanwhile).
  */
 export async function changeAgentStatus(
   trx: Db,
@@ -239,21 +240,28 @@ export async function changeAgentStatus(
   agentId: string,
   status: AgentStatus,
   actor: Actor,
+  known?: AgentStatus,
 ): Promise<boolean> {
-  const before = await trx
-    .selectFrom("agents")
-    .select("status")
-    .where("workspace_id", "=", workspaceId)
-    .where("id", "=", agentId)
-    .executeTakeFirst();
+  const before =
+    known === undefined
+      ? await trx
+          .selectFrom("agents")
+          .select("status")
+          .where("workspace_id", "=", workspaceId)
+          .where("id", "=", agentId)
+          .executeTakeFirst()
+      : { status: known };
   if (!before || before.status === status) return false;
   const result = await trx
     .updateTable("agents")
     .set({ status, updated_at: now() })
     .where("id", "=", agentId)
+    .where("workspace_id", "=", workspaceId)
     .where("status", "=", before.status)
     .executeTakeFirst();
-  if (Number(result.numUpdatedRows) === 0) return false;
+  if (Number(result.numUpdatedRows) === 0) {
+    return known === undefined ? false : changeAgentStatus(trx, workspaceId, agentId, status, actor);
+  }
   await recordActivity(trx, {
     workspaceId,
     entityType: "agent",

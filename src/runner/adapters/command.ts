@@ -1,6 +1,8 @@
 // A `command` runtime (`--runtime name=command`): any program. It gets the brief on stdin and the task's
 // AGENT_PLATFORM_* variables; its stdout is the answer, except that a line holding a JSON object with an AG-UI
 // `type` (text, tool call, reasoning or CUSTOM events) is passed on as that event.
+import { open } from "node:fs/promises";
+import { resolve } from "node:path";
 import { EventSchema } from "@ag-ui/core/schemas";
 import type { OfficialEvent, RunEventWriter } from "../agui.ts";
 import {
@@ -15,11 +17,40 @@ import {
 /** The events a run's stream takes from a runner; the run's start and end are the server's to tell. */
 const PASSED_ON = /^(TEXT_MESSAGE_(START|CONTENT|END)|TOOL_CALL_(START|ARGS|END|RESULT)|REASONING_\w+|CUSTOM)$/;
 
+/**
+ * A command line /bin/sh would only split at blanks: a path to a program (a `/` in it, so no builtin or keyword) and
+ * words of letters, digits and `_ @ % + , . / : = -` (no quotes, variables, globs, redirections, `~`, `#`, no line
+ * breaks).
+ */
+const PLAIN_COMMAND = /^[ \t]*[\w@%+,.:-]*\/[\w@%+,./:-]*([ \t]+[\w@%+,./:=-]+)*[ \t]*$/;
+
+/** Whether `path` starts as an interpreter script (`#!`) or an ELF executable does; false when it cannot be read. */
+async function runsDirectly(path: string): Promise<boolean> {
+  try {
+    const file = await open(path, "r");
+    try {
+      const { buffer, bytesRead } = await file.read(Buffer.alloc(4), 0, 4, 0);
+      const start = buffer.subarray(0, bytesRead);
+      return start.subarray(0, 2).toString("latin1") === "#!" || start.toString("latin1") === "\x7fELF";
+    } finally {
+      await file.close();
+    }
+  } catch {
+    return false;
+  }
+}
+
 export const commandAdapter: Adapter = {
   resumes: false,
   briefFiles: ["AGENTS.md"],
 
   async launch(input: LaunchInput): Promise<Launch> {
+    // No shell to start for a command line that means the same split at its blanks, naming a program the kernel
+    // runs itself (a script without `#!` is run by the shell, as before).
+    if (PLAIN_COMMAND.test(input.command)) {
+      const [file, ...args] = input.command.trim().split(/[ \t]+/);
+      if (await runsDirectly(resolve(input.workDir, file!))) return { file: file!, args, env: {}, shell: false };
+    }
     return { file: input.command, args: [], env: {}, shell: true };
   },
 
