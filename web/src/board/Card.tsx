@@ -26,14 +26,11 @@ export const Card = memo(function Card(props: {
   const { issue, ws, work, moving } = props;
   const moveId = `move-${issue.id}`;
   return (
-    <article
-      className="issue-card"
-      aria-label={`${issue.identifier} ${issue.title}`}
-      data-issue-id={issue.id}
-      draggable
-    >
-      <a href={`/w/${ws.id}/issues/${issue.id}`} className="card-link" draggable={false}>
-        <span className="identifier">{issue.identifier}</span> <span className="title">{issue.title}</span>
+    <article className="issue-card" aria-label={`${issue.identifier} ${issue.title}`} draggable>
+      <a href={`/w/${ws.id}/issues/${issue.id}`} className="card-link">
+        {/* The space inside the identifier: one text node fewer per card. */}
+        <span className="identifier">{`${issue.identifier} `}</span>
+        <span className="title">{issue.title}</span>
       </a>
       {/* No empty box when there is nothing to say: a thousand cards, a thousand elements fewer. */}
       {(work || issue.priority !== "none" || issue.label_ids.length > 0 || issue.due_date || issue.assignee_id) && (
