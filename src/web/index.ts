@@ -17,7 +17,8 @@ export const DASHBOARD_CSP = [
   // A call recording plays from an object URL: it is fetched with the Authorization header, never a token in a URL.
   "media-src 'self' blob:",
   "object-src 'none'",
-  "base-uri 'none'",
+  // index.html's own <base href="/"> (same origin), which keeps the base URL fixed while the query changes.
+  "base-uri 'self'",
   "frame-ancestors 'none'",
   "form-action 'self'",
 ].join("; ");

@@ -3,14 +3,15 @@
 import { lazy, Suspense } from "react";
 import { Loading } from "./components.tsx";
 import { SignIn } from "./pages/SignIn.tsx";
-import { useLocation } from "./router.tsx";
+import { usePath } from "./router.tsx";
 import { useSession } from "./use-resource.ts";
 
 const SignedIn = lazy(() => import("./SignedIn.tsx"));
 
 export function App() {
   const session = useSession();
-  const { path } = useLocation();
+  // The path alone: a new query (the board's filters and view) re-renders the board, not the whole shell.
+  const path = usePath();
   if (!session) return <SignIn />;
   return (
     <Suspense fallback={<Loading />}>

@@ -1,6 +1,6 @@
 // A small history router: the address (path and query) is the state, links are real <a href> so every page has a URL
 // and a reload or a shared link shows the same thing.
-import { type AnchorHTMLAttributes, type MouseEvent, useEffect, useState } from "react";
+import { type AnchorHTMLAttributes, type MouseEvent, useMemo, useSyncExternalStore } from "react";
 
 const listeners = new Set<() => void>();
 
@@ -16,24 +16,25 @@ interface Place {
   search: string;
 }
 
-const here = (): Place => ({ path: location.pathname, search: location.search });
+function subscribe(onChange: () => void): () => void {
+  listeners.add(onChange);
+  window.addEventListener("popstate", onChange);
+  return () => {
+    listeners.delete(onChange);
+    window.removeEventListener("popstate", onChange);
+  };
+}
+
+/** The current path alone: a change of the query (a board filter, its view) does not re-render its user. */
+export function usePath(): string {
+  return useSyncExternalStore(subscribe, () => location.pathname);
+}
 
 /** The current path and query, updated on navigation and on the browser's back and forward. */
 export function useLocation(): Place {
-  const [place, setPlace] = useState(here);
-  useEffect(() => {
-    const update = () =>
-      setPlace((current) =>
-        current.path === location.pathname && current.search === location.search ? current : here(),
-      );
-    listeners.add(update);
-    window.addEventListener("popstate", update);
-    return () => {
-      listeners.delete(update);
-      window.removeEventListener("popstate", update);
-    };
-  }, []);
-  return place;
+  const path = usePath();
+  const search = useSyncExternalStore(subscribe, () => location.search);
+  return useMemo(() => ({ path, search }), [path, search]);
 }
 
 /** Replaces the query of the current address (empty values dropped), keeping the history entry. */

@@ -67,11 +67,11 @@ export function Columns(props: {
   );
 }
 
-/** The card (its issue id) an event happened in, and the element it hit. */
+/** The card (its issue id, the last part of its link) an event happened in, and the element it hit. */
 function cardOf(event: { target: EventTarget }): { issueId: string; hit: HTMLElement } | null {
   const hit = event.target as HTMLElement;
-  const card = hit.closest?.<HTMLElement>("article[data-issue-id]");
-  return card ? { issueId: card.dataset.issueId!, hit } : null;
+  const href = hit.closest?.("article.issue-card")?.querySelector("a.card-link")?.getAttribute("href");
+  return href ? { issueId: href.slice(href.lastIndexOf("/") + 1), hit } : null;
 }
 
 const onMoveButton = (hit: HTMLElement) => hit.closest(".move") !== null;

@@ -14,7 +14,7 @@ export function IssueTable(props: { issues: Issue[]; ws: WorkspaceData; work: Ma
       {props.issues.map((issue) => {
         const work = props.work?.get(issue.id);
         return (
-          <tr key={issue.id} data-issue-id={issue.id}>
+          <tr key={issue.id}>
             <td>
               <Link to={`/w/${ws.id}/issues/${issue.id}`} className="card-link">
                 <span className="identifier">{issue.identifier}</span> {issue.title}

@@ -18,10 +18,10 @@ import { useWorkspace } from "../workspace.tsx";
 import { NewIssueDialog } from "./NewIssueDialog.tsx";
 
 /** The card links in reading order (column by column, or row by row in the list). */
-const cardLinks = () => [...document.querySelectorAll<HTMLElement>("main [data-issue-id] a.card-link")];
+const cardLinks = () => [...document.querySelectorAll<HTMLElement>("main a.card-link")];
 
 function focusCard(issueId: string): void {
-  const link = document.querySelector<HTMLElement>(`main [data-issue-id="${CSS.escape(issueId)}"] a.card-link`);
+  const link = document.querySelector<HTMLElement>(`main a.card-link[href$="/issues/${CSS.escape(issueId)}"]`);
   link?.focus();
   link?.scrollIntoView({ block: "nearest", inline: "nearest" });
 }
