@@ -9,6 +9,8 @@ import { EVENTS_CHANNEL, parseEventNotice, type WorkspaceEvent } from "./outbox.
 export type HintListener = (workspaceId: string, seq: number, event?: WorkspaceEvent) => void;
 
 export interface EventSignal {
+  /** Resolves once hints are heard (PostgreSQL: the LISTEN is in place); a hint sent before may be missed. */
+  readonly ready: Promise<void>;
   /** `listener` hears every hint. */
   onHint(listener: HintListener): void;
   /** `listener` hears when hints may have been missed (a listening connection came back): read everything again. */
@@ -19,6 +21,7 @@ export interface EventSignal {
 export function openEventSignal(dialect: "sqlite" | "postgres", databaseUrl: string, log: ListenerLog): EventSignal {
   const signals = openSignals(dialect, databaseUrl, [EVENTS_CHANNEL], log);
   return {
+    ready: signals.ready,
     onHint: (listener) => {
       signals.on(EVENTS_CHANNEL, (payload) => {
         const notice = parseEventNotice(payload);

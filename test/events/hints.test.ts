@@ -37,6 +37,7 @@ describe.each(testDialects)("event hints (%s)", (dialect) => {
       const committed = seen ? (seen.get(workspaceId, seq) as { n: number }).n === 1 : undefined;
       heard.push({ seq, event, ...(committed === undefined ? {} : { committed }) });
     });
+    await signal.ready;
   });
   afterAll(async () => {
     await signal.close();
