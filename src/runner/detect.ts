@@ -43,7 +43,8 @@ export async function detectRuntimes(options: DetectOptions): Promise<LocalRunti
   return runtimes;
 }
 
-async function findOnPath(name: string, path: string): Promise<string | undefined> {
+/** The first executable file named `name` in PATH's folders, as execvp would take it. */
+export async function findOnPath(name: string, path: string): Promise<string | undefined> {
   for (const dir of path.split(delimiter)) {
     if (dir === "") continue;
     const candidate = join(dir, name);

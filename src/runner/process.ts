@@ -10,6 +10,8 @@ interface CliProcessOptions {
   args: string[];
   /** Run `file` as a /bin/sh command line. */
   shell?: boolean;
+  /** The program's own name (argv[0]) when `file` is where it was found. */
+  argv0?: string;
   cwd: string;
   env: Record<string, string>;
   input: string;
@@ -47,6 +49,7 @@ export class CliProcess {
       detached: true,
       stdio: ["pipe", "pipe", "pipe"],
       shell: options.shell === true ? "/bin/sh" : false,
+      ...(options.argv0 === undefined ? {} : { argv0: options.argv0 }),
     });
     this.ended = this.watch();
   }

@@ -14,7 +14,7 @@ import { agentBranchName, type Repositories, RepositoryError } from "./repos.ts"
 import type { LocalRuntime } from "./runtimes.ts";
 import { forgetSession, readSession, rememberSession } from "./sessions.ts";
 import { installSkills } from "./skills.ts";
-import { freshWorkDir, makeSecretsDir, type RunnerDirs, removeSecretsDir, writeBriefs } from "./workdir.ts";
+import { freshWorkDir, type RunnerDirs, removeSecretsDir, secretsDirOf, writeBriefs } from "./workdir.ts";
 
 interface TaskReporter {
   event(event: OfficialEvent): void;
@@ -66,9 +66,8 @@ export class TaskRun {
 
   async run(): Promise<TaskEnd> {
     const adapter = ADAPTERS[this.runtime.kind];
-    let secretsDir: string | undefined;
+    const secretsDir = secretsDirOf(this.context.dirs, this.taskId);
     try {
-      secretsDir = await makeSecretsDir(this.context.dirs, this.taskId);
       const { workDir, resumeSessionId } = await this.prepare(adapter);
       if (this.stopReason !== undefined) return this.stoppedEnd();
       const skills = await installSkills({
@@ -90,7 +89,7 @@ export class TaskRun {
       const message = error instanceof Error ? error.message : String(error);
       return { outcome: "fail", body: { error: message, retryable: !(error instanceof RepositoryError) } };
     } finally {
-      if (secretsDir !== undefined) await removeSecretsDir(secretsDir);
+      await removeSecretsDir(secretsDir);
     }
   }
 
@@ -136,6 +135,7 @@ export class TaskRun {
       workDir,
       secretsDir,
       prompt: this.brief,
+      ...(context.baseEnv.PATH === undefined ? {} : { path: context.baseEnv.PATH }),
       mcpUrl: assignment.platform.mcp_url,
       taskToken: assignment.token,
       ...(resumeSessionId === undefined ? {} : { resumeSessionId }),
@@ -158,6 +158,7 @@ export class TaskRun {
       file: launch.file,
       args: launch.args,
       shell: launch.shell === true,
+      ...(launch.argv0 === undefined ? {} : { argv0: launch.argv0 }),
       cwd: workDir,
       env,
       input: this.brief,

@@ -35,12 +35,8 @@ export async function freshWorkDir(path: string): Promise<void> {
   await mkdir(path, { recursive: true });
 }
 
-export async function makeSecretsDir(dirs: RunnerDirs, taskId: string): Promise<string> {
-  const path = join(dirs.secrets, taskId);
-  await rm(path, { recursive: true, force: true });
-  await mkdir(path, { recursive: true, mode: 0o700 });
-  return path;
-}
+/** Where a task's files holding its token go (made by the first of them: adapters/secret-file.ts). */
+export const secretsDirOf = (dirs: RunnerDirs, taskId: string): string => join(dirs.secrets, taskId);
 
 export async function removeSecretsDir(path: string): Promise<void> {
   await rm(path, { recursive: true, force: true });

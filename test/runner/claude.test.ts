@@ -1,6 +1,6 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { EventSchema } from "@ag-ui/core/schemas";
 import { afterAll, describe, expect, it } from "vitest";
 import { fakeCliBin } from "../helpers/fake-clis/index.ts";
@@ -42,6 +42,7 @@ describe("a Claude Code task", () => {
     // The config file held the task token: it is gone with the task.
     const configFile = seen.argv[seen.argv.indexOf("--mcp-config") + 1];
     expect(existsSync(configFile)).toBe(false);
+    expect(existsSync(dirname(configFile))).toBe(false);
 
     for (const event of events) expect(EventSchema.safeParse(event).success, JSON.stringify(event)).toBe(true);
     expect(events.map((event) => event.type)).toEqual([

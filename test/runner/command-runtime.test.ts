@@ -83,6 +83,23 @@ describe("a command runtime", () => {
     expect(shelled.end).toEqual({ outcome: "complete", body: { output: "run by the shell: yes" } });
   });
 
+  it("a program named without a path is found on PATH and started without a shell in between", async () => {
+    const bin = mkdtempSync(join(scratch, "bin-"));
+    writeFileSync(join(bin, "triage-agent"), '#!/bin/sh\ncat > /dev/null\necho "parent $PPID, args $*"\n');
+    chmodSync(join(bin, "triage-agent"), 0o755);
+    const harness = new RunnerHarness({ PATH: `${bin}:${process.env.PATH}` });
+    const ran = await harness.run(commandRuntime("triage-agent --mode=fast"), assignmentFor({ prompt: "# ENG-1\n" }));
+    // Its parent is the runner itself: no /bin/sh started only to start it.
+    expect(ran.end).toEqual({ outcome: "complete", body: { output: `parent ${process.pid}, args --mode=fast` } });
+
+    // A shell builtin stays the shell's, and so does a name that is not on PATH.
+    const echoed = await harness.run(commandRuntime("echo from the shell"), assignmentFor({ prompt: "# ENG-1\n" }));
+    expect(echoed.end).toEqual({ outcome: "complete", body: { output: "from the shell" } });
+    const missing = await harness.run(commandRuntime("no-such-agent --help"), assignmentFor({ prompt: "# ENG-1\n" }));
+    expect(missing.end).toMatchObject({ outcome: "fail", body: { retryable: true } });
+    expect((missing.end as { body: { error: string } }).body.error).toMatch(/no-such-agent: not found/);
+  });
+
   it("examples/runner-agent.mjs answers with what it read", async () => {
     const example = new URL("../../examples/runner-agent.mjs", import.meta.url).pathname;
     const harness = new RunnerHarness();

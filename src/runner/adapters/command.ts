@@ -2,9 +2,10 @@
 // AGENT_PLATFORM_* variables; its stdout is the answer, except that a line holding a JSON object with an AG-UI
 // `type` (text, tool call, reasoning or CUSTOM events) is passed on as that event.
 import { open } from "node:fs/promises";
-import { resolve } from "node:path";
+import { delimiter, isAbsolute, resolve } from "node:path";
 import { EventSchema } from "@ag-ui/core/schemas";
 import type { OfficialEvent, RunEventWriter } from "../agui.ts";
+import { findOnPath } from "../detect.ts";
 import {
   type Adapter,
   type CliOutcome,
@@ -18,11 +19,33 @@ import {
 const PASSED_ON = /^(TEXT_MESSAGE_(START|CONTENT|END)|TOOL_CALL_(START|ARGS|END|RESULT)|REASONING_\w+|CUSTOM)$/;
 
 /**
- * A command line /bin/sh would only split at blanks: a path to a program (a `/` in it, so no builtin or keyword) and
+ * A command line /bin/sh would only split at blanks: a program (a path, or a name the shell looks up on PATH) and
  * words of letters, digits and `_ @ % + , . / : = -` (no quotes, variables, globs, redirections, `~`, `#`, no line
  * breaks).
  */
-const PLAIN_COMMAND = /^[ \t]*[\w@%+,.:-]*\/[\w@%+,./:-]*([ \t]+[\w@%+,./:=-]+)*[ \t]*$/;
+const PLAIN_COMMAND = /^[ \t]*[\w@%+,./:-]+([ \t]+[\w@%+,./:=-]+)*[ \t]*$/;
+
+/** Names /bin/sh (dash, bash) runs itself rather than looking them up on PATH. */
+const SHELL_OWN_WORDS = new Set(
+  (
+    "! { } case do done elif else esac fi for if in then until while . : [ alias bg break builtin cd command " +
+    "continue declare echo eval exec exit export false fc fg getopts hash jobs kill let local printf pwd read " +
+    "readonly return set shift source test times trap true type typeset ulimit umask unalias unset wait"
+  ).split(" "),
+);
+
+/** The program a plain command line names, when the kernel can run it without a shell; undefined otherwise. */
+async function directProgram(program: string, workDir: string, path: string | undefined): Promise<string | undefined> {
+  if (program.includes("/")) {
+    const file = resolve(workDir, program);
+    return (await runsDirectly(file)) ? file : undefined;
+  }
+  if (SHELL_OWN_WORDS.has(program) || path === undefined) return undefined;
+  // A PATH with the current folder (an empty entry) or a relative folder in it is the shell's to interpret.
+  if (path.split(delimiter).some((dir) => !isAbsolute(dir))) return undefined;
+  const file = await findOnPath(program, path);
+  return file !== undefined && (await runsDirectly(file)) ? file : undefined;
+}
 
 /** Whether `path` starts as an interpreter script (`#!`) or an ELF executable does; false when it cannot be read. */
 async function runsDirectly(path: string): Promise<boolean> {
@@ -46,10 +69,11 @@ export const commandAdapter: Adapter = {
 
   async launch(input: LaunchInput): Promise<Launch> {
     // No shell to start for a command line that means the same split at its blanks, naming a program the kernel
-    // runs itself (a script without `#!` is run by the shell, as before).
+    // runs itself (a script without `#!` is run by the shell, as before). Each shell is one more process per task.
     if (PLAIN_COMMAND.test(input.command)) {
-      const [file, ...args] = input.command.trim().split(/[ \t]+/);
-      if (await runsDirectly(resolve(input.workDir, file!))) return { file: file!, args, env: {}, shell: false };
+      const [program, ...args] = input.command.trim().split(/[ \t]+/);
+      const file = await directProgram(program!, input.workDir, input.path);
+      if (file !== undefined) return { file, args, env: {}, shell: false, argv0: program! };
     }
     return { file: input.command, args: [], env: {}, shell: true };
   },

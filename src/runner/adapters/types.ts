@@ -14,6 +14,8 @@ export interface LaunchInput {
   workDir: string;
   /** A private folder (0700) for files that hold the task token; removed when the task ends. */
   secretsDir: string;
+  /** The PATH the CLI gets (where a `command` runtime's program is looked up). */
+  path?: string;
   /** The task brief, written to the CLI's stdin. */
   prompt: string;
   mcpUrl: string;
@@ -30,6 +32,8 @@ export interface Launch {
   env: Record<string, string>;
   /** Run `file` through /bin/sh (a `command` runtime's command line). */
   shell?: boolean;
+  /** The program's name as the command line wrote it (`file` being where PATH found it). */
+  argv0?: string;
 }
 
 /** What the CLI's output said once it has ended. */
