@@ -1,8 +1,9 @@
 // The runner API over HTTP (runtimes.md §2): one method per call, each body as the spec writes it. A refusal is a
-// RunnerApiError with the status and the server's `detail`; a server that cannot be reached is the fetch error.
+// RunnerApiError with the status and the server's `detail`; a server that cannot be reached is the socket's error.
 import type { z } from "zod";
 import type { Usage } from "./adapters/types.ts";
 import type { OfficialEvent } from "./agui.ts";
+import { postJson } from "./http-post.ts";
 import {
   ClaimAnswerSchema,
   EventsAnswerSchema,
@@ -107,15 +108,16 @@ export class RunnerApi {
     schema?: z.ZodType,
     options: { signal?: AbortSignal; timeoutMs?: number } = {},
   ): Promise<unknown> {
-    const timeout = AbortSignal.timeout(options.timeoutMs ?? CALL_TIMEOUT_MS);
-    const response = await fetch(`${this.base}${path}`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${this.token}`, "content-type": "application/json" },
-      body: JSON.stringify({ runner_id: this.runnerId, ...body }),
-      signal: options.signal === undefined ? timeout : AbortSignal.any([options.signal, timeout]),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new RunnerApiError(response.status, detailOf(text) ?? response.statusText);
+    const { status, statusText, text } = await postJson(
+      new URL(`${this.base}${path}`),
+      JSON.stringify({ runner_id: this.runnerId, ...body }),
+      {
+        headers: { authorization: `Bearer ${this.token}`, "content-type": "application/json" },
+        timeoutMs: options.timeoutMs ?? CALL_TIMEOUT_MS,
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      },
+    );
+    if (status < 200 || status > 299) throw new RunnerApiError(status, detailOf(text) ?? statusText);
     if (schema === undefined) return undefined;
     const parsed = schema.safeParse(text === "" ? {} : JSON.parse(text));
     if (!parsed.success) throw new RunnerApiError(502, `unexpected answer to ${path}: ${parsed.error.message}`);
