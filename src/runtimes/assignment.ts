@@ -36,8 +36,14 @@ export async function buildAssignment(
 ): Promise<Assignment> {
   const agent = toAgent(claim.agent);
   const task = claim.task;
-  const frame = await buildTaskFrame(db, task, agent);
-  const comments = await newestComments(db, task.workspace_id, task.issue_id, COMMENT_LIMIT);
+  // Read side by side: a claim's answer waits on the slowest of them, not on their sum.
+  const [frame, comments, answered, skills, resume] = await Promise.all([
+    buildTaskFrame(db, task, agent),
+    newestComments(db, task.workspace_id, task.issue_id, COMMENT_LIMIT),
+    answersToResumeWith(db, task.id, claim.runId),
+    skillsForRunner(db, task.workspace_id, agent.id, platform.url),
+    resumeOf(db, task),
+  ]);
   if (NOT_STARTED.has(frame.issue.status)) {
     // While the CLI starts, not before: as an in-process run moves its issue while the model is already asked. A
     // refusal (the issue deleted meanwhile) leaves the task to end with it.
@@ -71,16 +77,11 @@ export async function buildAssignment(
     },
     issue: frame.issue,
     comments,
-    prompt: promptOf(
-      String(frame.message.message.content),
-      agent.instructions,
-      platform,
-      await answersToResumeWith(db, task.id, claim.runId),
-    ),
-    skills: await skillsForRunner(db, task.workspace_id, agent.id, platform.url),
+    prompt: promptOf(String(frame.message.message.content), agent.instructions, platform, answered),
+    skills,
     token: claim.token,
     platform,
-    resume: await resumeOf(db, task),
+    resume,
   };
 }
 
