@@ -1,9 +1,9 @@
 // One agent CLI as a child process: its own process group, the brief on stdin, stdout read line by line, the end of
 // stderr kept for the error, a silence timeout, and a stop that ends the whole group within 5 s.
-import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { setTimeout as delay } from "node:timers/promises";
 import { groupAlive, signalGroup } from "./process-group.ts";
+import { type SpawnedChild, spawner } from "./spawner.ts";
 
 interface CliProcessOptions {
   file: string;
@@ -35,7 +35,7 @@ const DRAIN_MS = 1000;
 
 export class CliProcess {
   readonly ended: Promise<ProcessEnd>;
-  private readonly child: ChildProcess;
+  private readonly child: SpawnedChild;
   private stderrTail = "";
   private silenceTimer: NodeJS.Timeout | undefined;
   private stopRequested = false;
@@ -43,13 +43,14 @@ export class CliProcess {
   private terminating: Promise<void> | undefined;
 
   constructor(private readonly options: CliProcessOptions) {
-    this.child = spawn(options.file, options.args, {
+    this.child = spawner.spawn({
+      file: options.file,
+      args: options.args,
       cwd: options.cwd,
       env: options.env,
-      detached: true,
-      stdio: ["pipe", "pipe", "pipe"],
-      shell: options.shell === true ? "/bin/sh" : false,
+      shell: options.shell === true,
       ...(options.argv0 === undefined ? {} : { argv0: options.argv0 }),
+      input: options.input,
     });
     this.ended = this.watch();
   }
@@ -67,19 +68,18 @@ export class CliProcess {
 
   private async watch(): Promise<ProcessEnd> {
     const child = this.child;
-    const spawnFailed = new Promise<Error>((resolve) => child.once("error", resolve));
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
       child.once("exit", (code, signal) => resolve({ code, signal })),
     );
     const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
-    if (child.pid === undefined) {
-      const error = await spawnFailed;
-      return { reason: "spawn-failed", message: error.message };
-    }
+    child.on("stderr", (chunk: string) => {
+      this.heard();
+      this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_TAIL_BYTES);
+    });
+    const started = await child.started;
+    if ("error" in started) return { reason: "spawn-failed", message: started.error };
 
-    child.stdin?.on("error", () => {}); // a CLI that does not read its stdin closes the pipe early
-    child.stdin?.end(this.options.input);
-    const lines = createInterface({ input: child.stdout!, crlfDelay: Number.POSITIVE_INFINITY });
+    const lines = createInterface({ input: child.stdout, crlfDelay: Number.POSITIVE_INFINITY });
     lines.on("line", (line) => {
       this.heard();
       try {
@@ -87,11 +87,6 @@ export class CliProcess {
       } catch {
         // One line the runner could not take in (a disk that is full...) must not bring the runner down.
       }
-    });
-    child.stderr?.setEncoding("utf8");
-    child.stderr?.on("data", (chunk: string) => {
-      this.heard();
-      this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_TAIL_BYTES);
     });
     this.silenceTimer = setTimeout(() => {
       this.wentSilent = true;
@@ -101,12 +96,11 @@ export class CliProcess {
     const exit = await exited;
     // Output still in the pipes is read; whatever the CLI left running (holding them open or not) is ended.
     await Promise.race([closed, delay(DRAIN_MS)]);
-    if (groupAlive(child.pid)) await this.terminate();
+    if (groupAlive(started.pid)) await this.terminate();
     await Promise.race([closed, delay(DRAIN_MS)]);
     clearTimeout(this.silenceTimer);
     lines.close();
-    child.stdout?.destroy();
-    child.stderr?.destroy();
+    child.release();
 
     if (this.stopRequested) return { reason: "stopped" };
     if (this.wentSilent) return { reason: "silent", silenceMs: this.options.silenceMs, stderrTail: this.stderrTail };
@@ -120,8 +114,9 @@ export class CliProcess {
   /** SIGTERM to the group, SIGKILL to what is left after the grace. */
   private terminate(): Promise<void> {
     this.terminating ??= (async () => {
-      const groupId = this.child.pid;
-      if (groupId === undefined) return;
+      const started = await this.child.started;
+      if ("error" in started) return;
+      const groupId = started.pid;
       clearTimeout(this.silenceTimer);
       if (!signalGroup(groupId, "SIGTERM")) return;
       if (await waitGone(groupId, this.options.killGraceMs ?? 3000)) return;
