@@ -138,7 +138,7 @@ async function startRunner(url: string, token: string, name: string, script: str
     { env: RUNNER_ENV },
   );
   await runner.printed(/registered with/);
-  return runner;
+  return Object.assign(runner, { bootCpuMs: cpuMsOf(runner.child.pid!).own });
 }
 
 const lines = (log: string) => (existsSync(log) ? readFileSync(log, "utf8").trim().split("\n").filter(Boolean) : []);
@@ -189,9 +189,9 @@ async function throughput(databaseUrl: string, by: "runners" | "worker", modelUr
   );
   const api = seeded.api.replace(queueing.url, server.url);
   const log = join(scratch, "throughput.log");
-  const runners: BinProcess[] = [];
+  const runners: (BinProcess & { bootCpuMs: number })[] = [];
   let tasks: any[];
-  let runnersCpuMs = { own: 0, children: 0 };
+  let runnersCpuMs = { own: 0, children: 0, boot: 0 };
   try {
     if (by === "runners") {
       const script = answerScript(log);
@@ -206,7 +206,11 @@ async function throughput(databaseUrl: string, by: "runners" | "worker", modelUr
     tasks = await allTasksEnded(api, seeded.token, TASKS);
     for (const runner of runners) {
       const cpu = cpuMsOf(runner.child.pid!);
-      runnersCpuMs = { own: runnersCpuMs.own + cpu.own, children: runnersCpuMs.children + cpu.children };
+      runnersCpuMs = {
+        own: runnersCpuMs.own + cpu.own - runner.bootCpuMs,
+        children: runnersCpuMs.children + cpu.children,
+        boot: runnersCpuMs.boot + runner.bootCpuMs,
+      };
     }
     // Ctrl-C: a runner with nothing to run deregisters and exits at once (writing its profile).
     for (const runner of runners) runner.child.kill("SIGINT");
@@ -298,7 +302,7 @@ try {
   console.log(`    runners     ${perTask(runners.tally)}`);
   const runnerCpu = (ms: number) => `${(ms / TASKS).toFixed(1)} ms`;
   console.log(
-    `    the runner processes ${runnerCpu(runners.runnersCpuMs.own)} CPU, their CLIs ${runnerCpu(runners.runnersCpuMs.children)}`,
+    `    the runner processes ${runnerCpu(runners.runnersCpuMs.own)} CPU (after ${(runners.runnersCpuMs.boot / RUNNERS).toFixed(0)} ms each to start), their CLIs ${runnerCpu(runners.runnersCpuMs.children)}`,
   );
   process.exitCode = p99 < 100 && exactlyOnce && ratio >= 0.8 ? 0 : 1;
 } finally {
