@@ -98,7 +98,6 @@ export class Spawner {
   private thread(): Worker {
     if (this.worker) return this.worker;
     const worker = new Worker(new URL("./spawn-worker.mjs", import.meta.url));
-    worker.unref(); // the runner exits when its own work is done, not when this thread is
     worker.on("message", (message: WorkerMessage) => {
       const child = this.children.get(message.id);
       child?.receive(message);
@@ -118,6 +117,8 @@ export class Spawner {
       this.children.clear();
     });
     worker.on("error", () => {});
+    // After the listeners (adding one refs the thread again): the runner exits when its own work is done.
+    worker.unref();
     this.worker = worker;
     return worker;
   }

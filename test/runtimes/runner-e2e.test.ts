@@ -79,7 +79,7 @@ describe.each(testDialects)("runners end to end (%s)", (dialect) => {
         'echo "Answer for $AGENT_PLATFORM_ISSUE (the API said $status)"',
       ].join("\n"),
     );
-    await startRunner(["--name", "cmd", "--runtime", `answer=sh ${answer}`, "--tags", "e2e-cmd"]);
+    const runner = await startRunner(["--name", "cmd", "--runtime", `answer=sh ${answer}`, "--tags", "e2e-cmd"]);
     const agent = await createBoundAgent(f, [{ kind: "command", tags: ["e2e-cmd"] }]);
     const issue = await assignIssue(f, agent.id);
     const task = await taskReaching(f, issue.id);
@@ -101,6 +101,9 @@ describe.each(testDialects)("runners end to end (%s)", (dialect) => {
     const token = readFileSync(tokenFile, "utf8").trim();
     expect(token).toMatch(/^apt_/);
     expect((await f.api.get(`workspaces/${f.ws}/issues/${issue.id}`, { token })).status).toBe(401);
+    // Ctrl-C once its work is done: it deregisters and exits.
+    runner.child.kill("SIGINT");
+    expect(await runner.exited).toBe(0);
   });
 
   it("the fake claude and codex work tasks as their agents, with tool calls and reasoning in the run", async () => {
