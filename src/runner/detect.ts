@@ -1,8 +1,7 @@
 // The runtimes this machine offers: each agent CLI found on PATH (its version from `--version`) and each
 // `--runtime name=command`, all with the `--tags` given.
 import { execFile } from "node:child_process";
-import { constants } from "node:fs";
-import { access, stat } from "node:fs/promises";
+import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { CLI_KINDS, type LocalRuntime, RUNTIME_NAME } from "./runtimes.ts";
 
@@ -21,7 +20,7 @@ interface DetectOptions {
 export async function detectRuntimes(options: DetectOptions): Promise<LocalRuntime[]> {
   const found = await Promise.all(
     CLI_KINDS.map(async (kind): Promise<LocalRuntime | undefined> => {
-      const executable = await findOnPath(kind, options.path);
+      const executable = findOnPath(kind, options.path);
       if (executable === undefined) return undefined;
       const version = await versionOf(executable, options.env);
       return { name: kind, kind, command: executable, ...(version ? { version } : {}), tags: [...options.tags] };
@@ -43,16 +42,20 @@ export async function detectRuntimes(options: DetectOptions): Promise<LocalRunti
   return runtimes;
 }
 
-/** The first executable file named `name` in PATH's folders, as execvp would take it. */
-export async function findOnPath(name: string, path: string): Promise<string | undefined> {
+/**
+ * The first executable file named `name` in PATH's folders, as execvp would take it. Asked for every task a `command`
+ * runtime starts: a folder without it costs one stat, and no exception.
+ */
+export function findOnPath(name: string, path: string): string | undefined {
   for (const dir of path.split(delimiter)) {
     if (dir === "") continue;
     const candidate = join(dir, name);
+    if (!statSync(candidate, { throwIfNoEntry: false })?.isFile()) continue;
     try {
-      await access(candidate, constants.X_OK);
-      if ((await stat(candidate)).isFile()) return candidate;
+      accessSync(candidate, constants.X_OK);
+      return candidate;
     } catch {
-      // not here
+      // not executable: the search goes on
     }
   }
   return undefined;

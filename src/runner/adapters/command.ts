@@ -43,7 +43,7 @@ async function directProgram(program: string, workDir: string, path: string | un
   if (SHELL_OWN_WORDS.has(program) || path === undefined) return undefined;
   // A PATH with the current folder (an empty entry) or a relative folder in it is the shell's to interpret.
   if (path.split(delimiter).some((dir) => !isAbsolute(dir))) return undefined;
-  const file = await findOnPath(program, path);
+  const file = findOnPath(program, path);
   return file !== undefined && (await runsDirectly(file)) ? file : undefined;
 }
 
