@@ -39,7 +39,7 @@ export async function buildAssignment(
   // Read side by side: a claim's answer waits on the slowest of them, not on their sum.
   const [frame, comments, answered, skills, resume] = await Promise.all([
     buildTaskFrame(db, task, agent),
-    newestComments(db, task.workspace_id, task.issue_id, COMMENT_LIMIT),
+    newestComments(db, task.issue_id, COMMENT_LIMIT),
     answersToResumeWith(db, task.id, claim.runId),
     skillsForRunner(db, task.workspace_id, agent.id, platform.url),
     resumeOf(db, task),

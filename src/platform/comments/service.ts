@@ -46,13 +46,15 @@ export async function listComments(db: Db, workspaceId: string, issueId: string,
   return rows.map(toComment);
 }
 
-/** The newest `limit` comments of an issue, oldest first (a long thread as a run should see it). */
-export async function newestComments(db: Db, workspaceId: string, issueId: string, limit: number): Promise<Comment[]> {
-  const issue = await getIssue(db, workspaceId, issueId);
+/**
+ * The newest `limit` comments of an issue, oldest first (a long thread as a run should see it). The caller has read
+ * the issue in its workspace already (a task's frame).
+ */
+export async function newestComments(db: Db, issueId: string, limit: number): Promise<Comment[]> {
   const rows = await db
     .selectFrom("comments")
     .selectAll()
-    .where("issue_id", "=", issue.id)
+    .where("issue_id", "=", issueId)
     .orderBy("created_at", "desc")
     .orderBy("id", "desc")
     .limit(limit)
