@@ -24,7 +24,7 @@ export function IssueTable(props: { issues: Issue[]; ws: WorkspaceData; work: Ma
             <td>{statusTitle(issue.status)}</td>
             <td>{priorityTitle(issue.priority)}</td>
             <td className="meta-cell">
-              <Labels ids={issue.label_ids} ws={ws} />
+              {issue.label_ids.length > 0 && <Labels ids={issue.label_ids} ws={ws} />}
             </td>
             <td>{issue.due_date && <DateOnly day={issue.due_date} />}</td>
             <td>
