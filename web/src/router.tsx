@@ -4,10 +4,39 @@ import { type AnchorHTMLAttributes, type MouseEvent, useMemo, useSyncExternalSto
 
 const listeners = new Set<() => void>();
 
+/**
+ * An address already on screen but not yet in the history entry. A replaced query (a board filter, its view) is drawn
+ * first and written after the frame: history.replaceState holds the page up for ~5–10 ms on the way to the screen, as
+ * long as the render of a thousand cards takes on a busy machine (bench/board-ab.ts).
+ */
+let unwritten: Place | null = null;
+
+function writeAddress(): void {
+  if (!unwritten) return;
+  history.replaceState(null, "", `${unwritten.path}${unwritten.search}`);
+  unwritten = null;
+}
+
+// Back and forward leave the entry the unwritten address was meant for (registered before any subscriber's listener).
+window.addEventListener("popstate", () => {
+  unwritten = null;
+});
+
+const currentPath = () => unwritten?.path ?? location.pathname;
+const currentSearch = () => unwritten?.search ?? location.search;
+
 export function navigate(to: string, replace = false): void {
-  if (`${location.pathname}${location.search}` === to) return;
-  if (replace) history.replaceState(null, "", to);
-  else history.pushState(null, "", to);
+  if (`${currentPath()}${currentSearch()}` === to) return;
+  if (replace) {
+    const queryAt = to.indexOf("?");
+    const scheduled = unwritten !== null;
+    unwritten = queryAt === -1 ? { path: to, search: "" } : { path: to.slice(0, queryAt), search: to.slice(queryAt) };
+    if (document.visibilityState === "hidden") writeAddress();
+    else if (!scheduled) requestAnimationFrame(() => setTimeout(writeAddress));
+  } else {
+    writeAddress();
+    history.pushState(null, "", to);
+  }
   for (const listener of listeners) listener();
 }
 
@@ -27,13 +56,13 @@ function subscribe(onChange: () => void): () => void {
 
 /** The current path alone: a change of the query (a board filter, its view) does not re-render its user. */
 export function usePath(): string {
-  return useSyncExternalStore(subscribe, () => location.pathname);
+  return useSyncExternalStore(subscribe, currentPath);
 }
 
 /** The current path and query, updated on navigation and on the browser's back and forward. */
 export function useLocation(): Place {
   const path = usePath();
-  const search = useSyncExternalStore(subscribe, () => location.search);
+  const search = useSyncExternalStore(subscribe, currentSearch);
   return useMemo(() => ({ path, search }), [path, search]);
 }
 
@@ -42,7 +71,7 @@ export function replaceQuery(params: Record<string, string>): void {
   const search = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) if (value) search.set(key, value);
   const text = search.toString();
-  navigate(`${location.pathname}${text ? `?${text}` : ""}`, true);
+  navigate(`${currentPath()}${text ? `?${text}` : ""}`, true);
 }
 
 export function Link(props: AnchorHTMLAttributes<HTMLAnchorElement> & { to: string }) {
