@@ -24,7 +24,8 @@ export const Card = memo(function Card(props: {
   onMove: (issueId: string, status: IssueStatus, fromKeyboard: boolean) => void;
 }) {
   const { issue, ws, work, moving } = props;
-  const moveId = `move-${issue.id}`;
+  /** The menu's anchor: only while it is open (a thousand strings fewer to build). */
+  const moveId = moving ? `move-${issue.id}` : undefined;
   return (
     <article className="issue-card" aria-label={`${issue.identifier} ${issue.title}`} draggable>
       <a href={`/w/${ws.id}/issues/${issue.id}`} className="card-link">
@@ -55,7 +56,7 @@ export const Card = memo(function Card(props: {
       <span
         role="button"
         tabIndex={0}
-        id={moving ? moveId : undefined}
+        id={moveId}
         className="move"
         aria-haspopup="menu"
         aria-expanded={moving || undefined}
@@ -64,7 +65,7 @@ export const Card = memo(function Card(props: {
       </span>
       {moving && (
         <MoveMenu
-          anchorId={moveId}
+          anchorId={moveId!}
           current={issue.status}
           onMove={(status) => props.onMove(issue.id, status, true)}
           onClose={() => props.onMoving(null)}
