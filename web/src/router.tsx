@@ -6,8 +6,8 @@ const listeners = new Set<() => void>();
 
 /**
  * An address already on screen but not yet in the history entry. A replaced query (a board filter, its view) is drawn
- * first and written after the frame: history.replaceState holds the page up for ~5–10 ms on the way to the screen, as
- * long as the render of a thousand cards takes on a busy machine (bench/board-ab.ts).
+ * first and written when the page is idle: history.replaceState right after a render of a thousand cards holds the
+ * page up for 2–20 ms, and before it, ~5 ms more on the way to the screen (bench/board-ab.ts).
  */
 let unwritten: Place | null = null;
 
@@ -22,6 +22,12 @@ window.addEventListener("popstate", () => {
   unwritten = null;
 });
 
+/** Safari has no requestIdleCallback: there, a timer. */
+const whenIdle: (task: () => void) => void =
+  "requestIdleCallback" in window
+    ? (task) => requestIdleCallback(task, { timeout: 200 })
+    : (task) => setTimeout(task, 50);
+
 const currentPath = () => unwritten?.path ?? location.pathname;
 const currentSearch = () => unwritten?.search ?? location.search;
 
@@ -31,8 +37,7 @@ export function navigate(to: string, replace = false): void {
     const queryAt = to.indexOf("?");
     const scheduled = unwritten !== null;
     unwritten = queryAt === -1 ? { path: to, search: "" } : { path: to.slice(0, queryAt), search: to.slice(queryAt) };
-    if (document.visibilityState === "hidden") writeAddress();
-    else if (!scheduled) requestAnimationFrame(() => setTimeout(writeAddress));
+    if (!scheduled) whenIdle(writeAddress);
   } else {
     writeAddress();
     history.pushState(null, "", to);
