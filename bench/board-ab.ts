@@ -16,6 +16,8 @@ declare const requestAnimationFrame: any;
 
 const ISSUES = Number(process.env.BENCH_ISSUES ?? 1000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 21);
+/** A wait after the render before the CPU is read, so work a build puts off until after its frames is counted too. */
+const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 0);
 const builds = process.argv.slice(2);
 if (builds.length === 0) throw new Error("usage: tsx bench/board-ab.ts <build A> [build B …]");
 if (builds.length === 1) builds.push(fileURLToPath(new URL("..", import.meta.url)));
@@ -85,6 +87,7 @@ async function round(page: Page, cdp: CDPSession): Promise<Sample> {
       }),
     ISSUES,
   );
+  if (SETTLE_MS > 0) await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   const after = await metrics(cdp);
   await cdp.send("HeapProfiler.collectGarbage");
   const sample = { wall, Nodes: (await metrics(cdp)).Nodes! } as Sample;
