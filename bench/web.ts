@@ -167,7 +167,9 @@ try {
         new Promise<number>((resolve) => {
           const column = document.querySelector(`section[aria-label="${target}"]`)!;
           const present = () =>
-            [...column.querySelectorAll(".issue-card .title")].some((node) => node.textContent === title);
+            [...column.querySelectorAll(".issue-card .card-link")].some(
+              (link) => link.lastChild?.textContent === title,
+            );
           const observer = new MutationObserver(() => {
             if (!present()) return;
             observer.disconnect();

@@ -4,10 +4,44 @@ import { type AnchorHTMLAttributes, type MouseEvent, useMemo, useSyncExternalSto
 
 const listeners = new Set<() => void>();
 
+/**
+ * An address already on screen but not yet in the history entry. A replaced query (a board filter, its view) is drawn
+ * first and written when the page is idle: history.replaceState right after a render of a thousand cards holds the
+ * page up for 2–20 ms, and before it, ~5 ms more on the way to the screen (bench/board-ab.ts).
+ */
+let unwritten: Place | null = null;
+
+function writeAddress(): void {
+  if (!unwritten) return;
+  history.replaceState(null, "", `${unwritten.path}${unwritten.search}`);
+  unwritten = null;
+}
+
+// Back and forward leave the entry the unwritten address was meant for (registered before any subscriber's listener).
+window.addEventListener("popstate", () => {
+  unwritten = null;
+});
+
+/** Safari has no requestIdleCallback: there, a timer. */
+const whenIdle: (task: () => void) => void =
+  "requestIdleCallback" in window
+    ? (task) => requestIdleCallback(task, { timeout: 200 })
+    : (task) => setTimeout(task, 50);
+
+const currentPath = () => unwritten?.path ?? location.pathname;
+const currentSearch = () => unwritten?.search ?? location.search;
+
 export function navigate(to: string, replace = false): void {
-  if (`${location.pathname}${location.search}` === to) return;
-  if (replace) history.replaceState(null, "", to);
-  else history.pushState(null, "", to);
+  if (`${currentPath()}${currentSearch()}` === to) return;
+  if (replace) {
+    const queryAt = to.indexOf("?");
+    const scheduled = unwritten !== null;
+    unwritten = queryAt === -1 ? { path: to, search: "" } : { path: to.slice(0, queryAt), search: to.slice(queryAt) };
+    if (!scheduled) whenIdle(writeAddress);
+  } else {
+    writeAddress();
+    history.pushState(null, "", to);
+  }
   for (const listener of listeners) listener();
 }
 
@@ -27,13 +61,13 @@ function subscribe(onChange: () => void): () => void {
 
 /** The current path alone: a change of the query (a board filter, its view) does not re-render its user. */
 export function usePath(): string {
-  return useSyncExternalStore(subscribe, () => location.pathname);
+  return useSyncExternalStore(subscribe, currentPath);
 }
 
 /** The current path and query, updated on navigation and on the browser's back and forward. */
 export function useLocation(): Place {
   const path = usePath();
-  const search = useSyncExternalStore(subscribe, () => location.search);
+  const search = useSyncExternalStore(subscribe, currentSearch);
   return useMemo(() => ({ path, search }), [path, search]);
 }
 
@@ -42,7 +76,7 @@ export function replaceQuery(params: Record<string, string>): void {
   const search = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) if (value) search.set(key, value);
   const text = search.toString();
-  navigate(`${location.pathname}${text ? `?${text}` : ""}`, true);
+  navigate(`${currentPath()}${text ? `?${text}` : ""}`, true);
 }
 
 export function Link(props: AnchorHTMLAttributes<HTMLAnchorElement> & { to: string }) {

@@ -46,20 +46,17 @@ export function Columns(props: {
             <h2>
               {title} <span className="count">{cards.length}</span>
             </h2>
-            <ul>
-              {cards.map((issue) => (
-                <li key={issue.id}>
-                  <Card
-                    issue={issue}
-                    ws={props.ws}
-                    work={props.work?.get(issue.id)}
-                    moving={moving === issue.id}
-                    onMoving={setMoving}
-                    onMove={props.onMove}
-                  />
-                </li>
-              ))}
-            </ul>
+            {cards.map((issue) => (
+              <Card
+                key={issue.id}
+                issue={issue}
+                ws={props.ws}
+                work={props.work?.get(issue.id)}
+                moving={moving === issue.id}
+                onMoving={setMoving}
+                onMove={props.onMove}
+              />
+            ))}
           </section>
         );
       })}

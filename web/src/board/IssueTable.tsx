@@ -23,9 +23,7 @@ export function IssueTable(props: { issues: Issue[]; ws: WorkspaceData; work: Ma
             </td>
             <td>{statusTitle(issue.status)}</td>
             <td>{priorityTitle(issue.priority)}</td>
-            <td className="meta-cell">
-              <Labels ids={issue.label_ids} ws={ws} />
-            </td>
+            <td className="meta-cell">{issue.label_ids.length > 0 && <Labels ids={issue.label_ids} ws={ws} />}</td>
             <td>{issue.due_date && <DateOnly day={issue.due_date} />}</td>
             <td>
               {issue.assignee_id ? <Assignee issue={issue} ws={ws} /> : <span className="muted">Unassigned</span>}
