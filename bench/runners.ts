@@ -3,7 +3,8 @@
 // 1. pickup on an idle runner: an issue's assignment → the CLI started by the runner (a `command` runtime whose first
 //    act is to note the time), p50/p99, timed from the PATCH answered (the assignment committed) and from it sent
 //    (target p99 < 100 ms: the runner's long poll is woken by the queue's signal, no polling delay);
-// 2. 500 tasks over 50 agents queued at once, then 4 runners (a `command` runtime that answers at once) drain them:
+// 2. 500 tasks over 50 agents queued at once, then 4 runners (a `command` runtime that answers at once, a shell script
+//    of builtins: answerScript) drain them:
 //    every task succeeds exactly once (one CLI start per task), and the throughput (first task started → last task
 //    finished, by the tasks' own times) beside the same 500 tasks run in-process by the server's worker against an
 //    instant model double (target ≥ 0.8).
@@ -49,13 +50,18 @@ const RUNNER_ENV: Record<string, string> = PROFILE_DIR
 const dialect = process.argv[3] === "postgres" ? "postgres" : "sqlite";
 const scratch = mkdtempSync(join(tmpdir(), "bench-runners-"));
 
-/** The command runtime: notes when it started (ms) and which task, then answers at once. */
-function answerScript(log: string): string {
+/**
+ * The command runtime. For the pickup it notes when it started (ms, `date`) and which task, reads its brief and
+ * answers. For the throughput it answers at once as an instant model does, with the shell's own commands only (no
+ * program of its own to start): it reads the brief's first line, notes which task it was started for (the
+ * exactly-once check) and answers.
+ */
+function answerScript(log: string, timed: boolean): string {
   const file = join(scratch, `answer-${Math.random().toString(36).slice(2)}.sh`);
-  writeFileSync(
-    file,
-    `#!/bin/sh\necho "$(date +%s%3N) $AGENT_PLATFORM_TASK_ID $AGENT_PLATFORM_ISSUE" >> '${log}'\ncat > /dev/null\necho '${ANSWER}'\n`,
-  );
+  const body = timed
+    ? `echo "$(date +%s%3N) $AGENT_PLATFORM_TASK_ID $AGENT_PLATFORM_ISSUE" >> '${log}'\ncat > /dev/null\n`
+    : `IFS= read -r heading\necho "0 $AGENT_PLATFORM_TASK_ID $AGENT_PLATFORM_ISSUE" >> '${log}'\n`;
+  writeFileSync(file, `#!/bin/sh\n${body}echo '${ANSWER}'\n`);
   chmodSync(file, 0o755);
   return file;
 }
@@ -147,7 +153,7 @@ async function pickup(databaseUrl: string) {
   const server = await startChild("bench/support/platform-server.ts", [], { DATABASE_URL: databaseUrl });
   const { token, api, agents, issues, runnerToken } = await seed(server.url, PICKUP_SAMPLES + 5, 5, true);
   const log = join(scratch, "pickup.log");
-  await startRunner(server.url, runnerToken, "idle", answerScript(log));
+  await startRunner(server.url, runnerToken, "idle", answerScript(log, true));
   const fromSent: number[] = [];
   const fromAnswered: number[] = [];
   for (const [index, issueId] of issues.entries()) {
@@ -194,7 +200,7 @@ async function throughput(databaseUrl: string, by: "runners" | "worker", modelUr
   let runnersCpuMs = { own: 0, children: 0, boot: 0 };
   try {
     if (by === "runners") {
-      const script = answerScript(log);
+      const script = answerScript(log, false);
       runners.push(
         ...(await Promise.all(
           Array.from({ length: RUNNERS }, (_, index) =>
