@@ -1,6 +1,6 @@
 // Which CLI a working directory's session belongs to, kept beside the folder (DIR/work/<task id>.session.json):
 // a session of one CLI is never handed to another (an agent's pool can hold several kinds).
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { readFile, rm } from "node:fs/promises";
 import { z } from "zod";
 import type { RuntimeKind } from "./runtimes.ts";
@@ -26,5 +26,6 @@ export async function readSession(workDir: string): Promise<z.infer<typeof Sessi
 }
 
 export async function forgetSession(workDir: string): Promise<void> {
-  await rm(markerOf(workDir), { force: true });
+  const marker = markerOf(workDir);
+  if (existsSync(marker)) await rm(marker, { force: true });
 }

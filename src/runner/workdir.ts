@@ -31,7 +31,8 @@ export async function ensureRunnerDirs(dirs: RunnerDirs): Promise<void> {
 
 /** An empty working directory for a task (what an earlier attempt left there is not resumed, so it goes). */
 export async function freshWorkDir(path: string): Promise<void> {
-  await rm(path, { recursive: true, force: true });
+  // Most tasks find none: one mkdir, no removal of what is not there.
+  if (existsSync(path)) await rm(path, { recursive: true, force: true });
   await mkdir(path, { recursive: true });
 }
 
@@ -39,7 +40,7 @@ export async function freshWorkDir(path: string): Promise<void> {
 export const secretsDirOf = (dirs: RunnerDirs, taskId: string): string => join(dirs.secrets, taskId);
 
 export async function removeSecretsDir(path: string): Promise<void> {
-  await rm(path, { recursive: true, force: true });
+  if (existsSync(path)) await rm(path, { recursive: true, force: true });
 }
 
 const BRIEF_MARKER = "<!-- agent-platform: the task brief follows -->";
