@@ -15,7 +15,7 @@
 // keeps each side's full tally (statements by text) there; BENCH_PICKUP=0 skips the pickup part;
 // BENCH_CPU_PROFILE_DIR=<dir> writes CPU profiles of the draining servers and the runners there;
 // BENCH_PICKUP_PAUSE_MS=<ms> waits between pickup samples, so that the runner has wound up the previous task.
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -195,9 +195,11 @@ async function throughput(databaseUrl: string, by: "runners" | "worker", modelUr
   );
   const api = seeded.api.replace(queueing.url, server.url);
   const log = join(scratch, "throughput.log");
+  const databaseCpuAtStart = postgresCpuMs();
   const runners: (BinProcess & { bootCpuMs: number })[] = [];
   let tasks: any[];
   let runnersCpuMs = { own: 0, children: 0, boot: 0 };
+  let databaseCpuMs = 0;
   try {
     if (by === "runners") {
       const script = answerScript(log, false);
@@ -210,6 +212,7 @@ async function throughput(databaseUrl: string, by: "runners" | "worker", modelUr
       );
     }
     tasks = await allTasksEnded(api, seeded.token, TASKS);
+    databaseCpuMs = postgresCpuMs() - databaseCpuAtStart;
     for (const runner of runners) {
       const cpu = cpuMsOf(runner.child.pid!);
       runnersCpuMs = {
@@ -237,6 +240,7 @@ async function throughput(databaseUrl: string, by: "runners" | "worker", modelUr
     distinct: new Set(starts).size,
     tally,
     runnersCpuMs,
+    databaseCpuMs,
   };
 }
 
@@ -249,6 +253,23 @@ function cpuMsOf(pid: number): { own: number; children: number } {
   } catch {
     return { own: 0, children: 0 };
   }
+}
+
+/** PostgreSQL's CPU time (ms) on this machine: its processes' own and what they reaped of theirs; 0 without it. */
+function postgresCpuMs(): number {
+  if (dialect !== "postgres") return 0;
+  let total = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() !== "postgres") continue;
+    } catch {
+      continue;
+    }
+    const cpu = cpuMsOf(Number(entry));
+    total += cpu.own + cpu.children;
+  }
+  return total;
 }
 
 /** The draining server's costs per task: statements, transactions, requests (by route) and CPU time. */
@@ -304,8 +325,9 @@ try {
   );
   console.log(`  runners/in-process ${ratio.toFixed(2)} (target >= 0.8) ${ratio >= 0.8 ? "PASS" : "FAIL"}`);
   console.log("  per task, the draining server's own costs (independent of the machine's load):");
-  console.log(`    in-process  ${perTask(inProcess.tally)}`);
-  console.log(`    runners     ${perTask(runners.tally)}`);
+  const database = (ms: number) => (dialect === "postgres" ? `; PostgreSQL ${(ms / TASKS).toFixed(1)} ms CPU` : "");
+  console.log(`    in-process  ${perTask(inProcess.tally)}${database(inProcess.databaseCpuMs)}`);
+  console.log(`    runners     ${perTask(runners.tally)}${database(runners.databaseCpuMs)}`);
   const runnerCpu = (ms: number) => `${(ms / TASKS).toFixed(1)} ms`;
   console.log(
     `    the runner processes ${runnerCpu(runners.runnersCpuMs.own)} CPU (after ${(runners.runnersCpuMs.boot / RUNNERS).toFixed(0)} ms each to start), their CLIs ${runnerCpu(runners.runnersCpuMs.children)}`,
