@@ -3,12 +3,10 @@
 // platform's addresses and the resume pointer of an earlier attempt or task of the agent on the issue. A task resumed
 // after a question its CLI asked starts its prompt with the answer.
 import type { z } from "zod";
-import type { Actor } from "../api/access.ts";
 import type { Db } from "../db/index.ts";
 import { showRuntimeConfig } from "../platform/agents/secrets.ts";
 import { toAgent } from "../platform/agents/service.ts";
 import { newestComments } from "../platform/comments/service.ts";
-import { updateIssue } from "../platform/issues/service.ts";
 import { skillsForRunner } from "../skills/for-runners.ts";
 import { buildTaskFrame } from "../work/frame.ts";
 import { answeredSection, answersToResumeWith } from "../work/questions.ts";
@@ -21,9 +19,6 @@ export interface PlatformUrls {
   url: string;
   mcp_url: string;
 }
-
-/** Issues in these states move to in_progress when a run starts on them (as in-process runs do). */
-const NOT_STARTED = new Set(["backlog", "todo"]);
 
 /** A comment thread longer than this reaches the runner as its newest comments (the prompt says as much). */
 const COMMENT_LIMIT = 200;
@@ -44,12 +39,6 @@ export async function buildAssignment(
     skillsForRunner(db, task.workspace_id, agent.id, platform.url),
     resumeOf(db, task),
   ]);
-  if (NOT_STARTED.has(frame.issue.status)) {
-    // While the CLI starts, not before: as an in-process run moves its issue while the model is already asked. A
-    // refusal (the issue deleted meanwhile) leaves the task to end with it.
-    const actor: Actor = { type: "agent", id: agent.id };
-    void updateIssue(db, task.workspace_id, task.issue_id, { status: "in_progress" }, actor).catch(() => undefined);
-  }
   return {
     task: {
       id: task.id,

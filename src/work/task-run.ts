@@ -17,7 +17,7 @@ import { STDIO_OFF } from "../platform/agents/checks.ts";
 import { runtimeConfigSchema } from "../platform/agents/schemas.ts";
 import { type Agent, toAgent } from "../platform/agents/service.ts";
 import { addComment } from "../platform/comments/service.ts";
-import { type Issue, updateIssue } from "../platform/issues/service.ts";
+import { type Issue, NOT_STARTED, startIssues } from "../platform/issues/service.ts";
 import { PLATFORM_TOOL_NAMES } from "../platform/tools.ts";
 import type { ToolInvoker } from "../tools/invoker.ts";
 import type { Tool } from "../tools/registry.ts";
@@ -77,9 +77,6 @@ interface TaskRunnerOptions {
 const TASK_PLATFORM_TOOLS = [...PLATFORM_TOOL_NAMES, "list_agents"];
 /** One call of the agent runtime for this run: new messages, or (resume) the held tool calls settled first. */
 type AgentTurn = (messages: ThreadMessage[], resume?: boolean) => Promise<RunResult>;
-
-/** Issues in these states move to in_progress when a run starts on them. */
-const NOT_STARTED = new Set(["backlog", "todo"]);
 
 export class TaskRunner {
   private readonly mcpFetch: FetchLike;
@@ -258,8 +255,8 @@ export class TaskRunner {
 
   /** The issue moves to in_progress when a run starts on it, as the agent's own change. */
   private async startIssue(issue: Issue, agent: Agent): Promise<void> {
-    if (!NOT_STARTED.has(issue.status)) return;
-    await updateIssue(this.options.db, issue.workspace_id, issue.id, { status: "in_progress" }, actorOf(agent));
+    if (!NOT_STARTED.includes(issue.status)) return;
+    await startIssues(this.options.db, issue.workspace_id, [{ issueId: issue.id, agentId: agent.id }]);
   }
 
   /** Whether the agent commented on the issue since the run started (a resumed run may have, before it waited). */

@@ -5,6 +5,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDialects } from "../helpers/databases.ts";
 import { eventually } from "../helpers/eventually.ts";
+import { activityOf } from "../helpers/platform.ts";
 import { connectClient } from "../mcp/helpers.ts";
 import { createAgent, createIssue, taskReaching } from "../work/helpers.ts";
 import {
@@ -58,6 +59,17 @@ describe.each(testDialects)("claims (%s)", (dialect) => {
         "in_progress",
       "the issue to move to in_progress",
     );
+    // Moved as the agent's own change, recorded as any edit of the issue is.
+    const moved = (await activityOf(f.t, f.ws)).filter(
+      (row) => row.action === "issue.updated" && row.entity_id === issue.id,
+    );
+    expect(moved).toEqual([
+      expect.objectContaining({
+        actor_type: "agent",
+        actor_id: agent.id,
+        details: { identifier: issue.identifier, changes: { status: { from: "backlog", to: "in_progress" } } },
+      }),
+    ]);
     expect(f.model.requests.length).toBe(before);
   });
 

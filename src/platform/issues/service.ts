@@ -3,6 +3,7 @@ import type { QueryCreator, Selectable } from "kysely";
 
 import type { Actor } from "../../api/access.ts";
 import { hasRole, type Role } from "../../auth/membership.ts";
+import type { IssueStatus } from "../../db/enums.ts";
 import { type Db, isPostgres } from "../../db/index.ts";
 import type { Database, IssuesTable } from "../../db/schema.ts";
 import { isId, newId, now, toJson } from "../../db/values.ts";
@@ -235,6 +236,59 @@ export async function updateIssue(
       actor,
     });
     return { ...before, ...next, updated_at };
+  });
+}
+
+/** Statuses of an issue no run has started on: a run starting moves it to in_progress. */
+export const NOT_STARTED: readonly IssueStatus[] = ["backlog", "todo"];
+
+/**
+ * Issues runs have just started on move to in_progress, each as its agent's change (the `issue.updated` entry
+ * updateIssue would record), those of one workspace in one transaction: one bump of the issue list version for all (a
+ * runner's claim starts several at once). An issue already past todo, or gone, stays as it is.
+ */
+export async function startIssues(db: Db, workspaceId: string, starts: { issueId: string; agentId: string }[]) {
+  if (starts.length === 0) return;
+  await changingIssueLists(db, workspaceId, async (trx) => {
+    // No row lock needed: every writer of the workspace's issues waits for the bump this transaction holds.
+    const moving = await trx
+      .selectFrom("issues")
+      .innerJoin("workspaces", "workspaces.id", "issues.workspace_id")
+      .select(["issues.id", "issues.number", "issues.status", "workspaces.issue_prefix"])
+      .where("issues.workspace_id", "=", workspaceId)
+      .where(
+        "issues.id",
+        "in",
+        starts.map((start) => start.issueId),
+      )
+      .where("issues.status", "in", NOT_STARTED)
+      .execute();
+    if (moving.length === 0) return;
+    const updated_at = now();
+    await trx
+      .updateTable("issues")
+      .set({ status: "in_progress", updated_at })
+      .where(
+        "id",
+        "in",
+        moving.map((issue) => issue.id),
+      )
+      .execute();
+    for (const issue of moving) {
+      const agentId = starts.find((start) => start.issueId === issue.id)!.agentId;
+      await recordActivity(trx, {
+        workspaceId,
+        entityType: "issue",
+        entityId: issue.id,
+        issueId: issue.id,
+        actor: { type: "agent", id: agentId },
+        action: "issue.updated",
+        details: {
+          identifier: `${issue.issue_prefix}-${issue.number}`,
+          changes: diffFields({ status: issue.status }, { status: "in_progress" }),
+        },
+      });
+    }
   });
 }
 
