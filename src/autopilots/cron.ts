@@ -40,6 +40,7 @@ export function nextFireTime(spec: ScheduleSpec, after: Date): Date | null {
 
 /** The latest fire time in (`after`, `upTo`], if any: what a fire due now (or missed while down) is for. */
 export function latestFireTime(spec: ScheduleSpec, after: Date, upTo: Date): Date | undefined {
-  const [latest] = scheduleOf(spec).previousRuns(1, upTo);
+  // croner's previous runs are strictly before the date given: a pass at the fire time's very millisecond is for it.
+  const [latest] = scheduleOf(spec).previousRuns(1, new Date(upTo.getTime() + 1));
   return latest && latest.getTime() > after.getTime() && latest.getTime() <= upTo.getTime() ? latest : undefined;
 }

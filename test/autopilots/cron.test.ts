@@ -50,4 +50,13 @@ describe("schedules across daylight-saving changes", () => {
       latestFireTime(everyTwoSeconds, new Date("2026-01-01T00:00:08.000Z"), new Date("2026-01-01T00:00:09.900Z")),
     ).toBe(undefined);
   });
+
+  it("a pass at a fire time's very millisecond fires it (and the next pass does not again)", () => {
+    const everyTwoSeconds = { cron: "*/2 * * * * *", timezone: "UTC" };
+    const at = new Date("2026-01-01T00:00:10.000Z");
+    expect(latestFireTime(everyTwoSeconds, new Date("2026-01-01T00:00:08.000Z"), at)?.toISOString()).toBe(
+      at.toISOString(),
+    );
+    expect(latestFireTime(everyTwoSeconds, at, new Date("2026-01-01T00:00:10.400Z"))).toBe(undefined);
+  });
 });
