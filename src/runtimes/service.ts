@@ -3,7 +3,7 @@ import { MESSAGES, type RunnerCredential } from "../auth/authenticator.ts";
 import type { Db } from "../db/index.ts";
 import { timestampAt } from "../db/values.ts";
 import { unauthorized } from "../http/errors.ts";
-import { startIssues } from "../platform/issues/service.ts";
+import { NOT_STARTED, startIssues } from "../platform/issues/service.ts";
 import type { PriceTable } from "../usage/prices.ts";
 import type { WorkSignals } from "../work/signals.ts";
 import { type Assignment, buildAssignment, type PlatformUrls } from "./assignment.ts";
@@ -66,7 +66,9 @@ export class RunnerService {
         const tasks = built.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
         // While the CLIs start, not before (as an in-process run moves its issue while the model is already asked),
         // all in one transaction. A refusal (the workspace deleted meanwhile) leaves the tasks to end with it.
-        const starts = tasks.map((task) => ({ issueId: task.task.issue_id, agentId: task.task.agent_id }));
+        const starts = tasks
+          .filter((task) => NOT_STARTED.includes(task.issue.status))
+          .map((task) => ({ issueId: task.task.issue_id, agentId: task.task.agent_id }));
         void startIssues(this.db, workspaceId, starts).catch(() => undefined);
         if (tasks.length > 0 || built.length === 0) return { tasks };
         throw (built[0] as PromiseRejectedResult).reason;
