@@ -10,6 +10,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import type { CDPSession, Page } from "playwright-core";
 import { launchBrowser } from "../test/helpers/browser.ts";
+import { boardRenderMs } from "./support/board-render.ts";
 
 declare const document: any;
 declare const requestAnimationFrame: any;
@@ -74,19 +75,7 @@ async function round(page: Page, cdp: CDPSession): Promise<Sample> {
   await cdp.send("HeapProfiler.collectGarbage");
   await new Promise((resolve) => setTimeout(resolve, 150));
   const before = await metrics(cdp);
-  const wall = await page.evaluate(
-    (count) =>
-      new Promise<number>((resolve) => {
-        const started = performance.now();
-        [...document.querySelectorAll("button")].find((b: any) => b.textContent === "Board view").click();
-        const check = () =>
-          document.querySelectorAll(".issue-card").length === count
-            ? requestAnimationFrame(() => resolve(performance.now() - started))
-            : requestAnimationFrame(check);
-        check();
-      }),
-    ISSUES,
-  );
+  const wall = await boardRenderMs(page, ISSUES);
   if (SETTLE_MS > 0) await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   const after = await metrics(cdp);
   await cdp.send("HeapProfiler.collectGarbage");

@@ -12,6 +12,7 @@ import type { Page } from "playwright-core";
 import { ensureWebBuild } from "../scripts/build-web.ts";
 import { ApiClient, startTestApp } from "../test/helpers/app.ts";
 import { launchBrowser } from "../test/helpers/browser.ts";
+import { boardRenderMs } from "./support/board-render.ts";
 
 // Functions passed to page.evaluate run in the browser: its globals, untyped here (the server's types have no DOM).
 declare const document: any;
@@ -137,22 +138,7 @@ try {
     await page.getByRole("button", { name: "List view" }).click();
     await page.getByRole("table").waitFor();
     const cpuBefore = await threadTime();
-    renders.push(
-      await page.evaluate(
-        (count) =>
-          new Promise<number>((resolve) => {
-            const started = performance.now();
-            const boardButton = [...document.querySelectorAll("button")].find((b) => b.textContent === "Board view");
-            boardButton!.click();
-            const check = () =>
-              document.querySelectorAll(".issue-card").length === count
-                ? requestAnimationFrame(() => resolve(performance.now() - started))
-                : requestAnimationFrame(check);
-            check();
-          }),
-        ISSUES,
-      ),
-    );
+    renders.push(await boardRenderMs(page, ISSUES));
     renderCpu.push((await threadTime()) - cpuBefore);
   }
 
