@@ -1,9 +1,10 @@
-// Child processes started off the runner's main thread (spawn-worker.mjs says why), seen from here as the parts of a
-// ChildProcess a CliProcess reads: when it started (its pid) or could not, its stdout as a stream, its stderr as
+// Child processes started by a small process of the runner's own (spawn-host.mjs says why), seen from here as the parts
+// of a ChildProcess a CliProcess reads: when it started (its pid) or could not, its stdout as a stream, its stderr as
 // text, its exit and the close of its pipes.
+import { type ChildProcess, fork } from "node:child_process";
 import { EventEmitter } from "node:events";
 import { PassThrough } from "node:stream";
-import { Worker } from "node:worker_threads";
+import { fileURLToPath } from "node:url";
 
 export interface SpawnRequest {
   file: string;
@@ -17,14 +18,14 @@ export interface SpawnRequest {
   input: string;
 }
 
-type WorkerMessage =
+type HostMessage =
   | { id: number; type: "started"; pid: number }
   | { id: number; type: "error"; message: string }
   | { id: number; type: "stdout" | "stderr"; data: string }
   | { id: number; type: "exit"; code: number | null; signal: NodeJS.Signals | null }
   | { id: number; type: "close" };
 
-/** One child started by the worker. Events: `exit` (code, signal), `close`, `stderr` (text). */
+/** One child started by the host. Events: `exit` (code, signal), `close`, `stderr` (text). */
 export class SpawnedChild extends EventEmitter {
   readonly stdout = new PassThrough({ encoding: "utf8" });
   /** Its pid, or the reason it could not be started. */
@@ -48,7 +49,7 @@ export class SpawnedChild extends EventEmitter {
     this.spawner.release(this.id);
   }
 
-  receive(message: WorkerMessage): void {
+  receive(message: HostMessage): void {
     switch (message.type) {
       case "started":
         this.pid = message.pid;
@@ -74,55 +75,58 @@ export class SpawnedChild extends EventEmitter {
   }
 }
 
-/** The runner's one process-starting thread, started with the first child. */
+/** The runner's one process starter, started with the first child. */
 export class Spawner {
-  private worker: Worker | undefined;
-  private readonly children = new Map<number, SpawnedChild>();
+  private host: ChildProcess | undefined;
+  private readonly children = new Map<number, { child: SpawnedChild; host: ChildProcess }>();
   private nextId = 1;
 
   spawn(request: SpawnRequest): SpawnedChild {
     const child = new SpawnedChild(this, this.nextId++);
-    this.children.set(child.id, child);
+    const host = this.started();
+    this.children.set(child.id, { child, host });
     const { file, args, input, cwd, env, shell, argv0 } = request;
     // Its own process group (detached), so that a stop ends everything the CLI started.
     const options = { cwd, env, detached: true, shell: shell ? "/bin/sh" : false, ...(argv0 ? { argv0 } : {}) };
-    this.thread().postMessage({ type: "spawn", id: child.id, file, args, options, input });
+    host.send({ type: "spawn", id: child.id, file, args, options, input });
     return child;
   }
 
   release(id: number): void {
-    if (!this.children.delete(id)) return;
-    this.worker?.postMessage({ type: "release", id });
+    const entry = this.children.get(id);
+    if (!entry) return;
+    this.children.delete(id);
+    if (entry.host.connected) entry.host.send({ type: "release", id });
   }
 
-  private thread(): Worker {
-    if (this.worker) return this.worker;
-    const worker = new Worker(new URL("./spawn-worker.mjs", import.meta.url));
-    worker.on("message", (message: WorkerMessage) => {
-      const child = this.children.get(message.id);
-      child?.receive(message);
-      if (message.type === "error") this.children.delete(message.id);
-    });
-    // Should the thread ever stop, every child it held ends as not started or exited, and the next starts a new one.
-    worker.on("exit", () => {
-      if (this.worker === worker) this.worker = undefined;
-      for (const child of this.children.values()) {
-        if (child.pid === undefined)
-          child.receive({ id: child.id, type: "error", message: "the process starter stopped" });
+  private started(): ChildProcess {
+    if (this.host?.connected) return this.host;
+    // Nothing of the runner's environment or flags (its token, a loader): the host needs none, each CLI gets its own.
+    const host = fork(HOST, [], { env: {}, execArgv: [], stdio: ["ignore", "ignore", "inherit", "ipc"] });
+    host.on("message", (message: HostMessage) => this.children.get(message.id)?.child.receive(message));
+    // Should the host ever stop, every child it held ends as not started or exited; the next spawn starts a new host.
+    host.once("exit", () => {
+      if (this.host === host) this.host = undefined;
+      for (const [id, { child, host: startedBy }] of this.children) {
+        if (startedBy !== host) continue;
+        this.children.delete(id);
+        if (child.pid === undefined) child.receive({ id, type: "error", message: "the process starter stopped" });
         else {
-          child.receive({ id: child.id, type: "exit", code: null, signal: null });
-          child.receive({ id: child.id, type: "close" });
+          child.receive({ id, type: "exit", code: null, signal: null });
+          child.receive({ id, type: "close" });
         }
       }
-      this.children.clear();
     });
-    worker.on("error", () => {});
-    // After the listeners (adding one refs the thread again): the runner exits when its own work is done.
-    worker.unref();
-    this.worker = worker;
-    return worker;
+    host.on("error", () => {});
+    // The runner exits when its own work is done, whatever the host is doing.
+    host.unref();
+    host.channel?.unref();
+    this.host = host;
+    return host;
   }
 }
+
+const HOST = fileURLToPath(new URL("./spawn-host.mjs", import.meta.url));
 
 /** One per runner process: every CliProcess starts its CLI through it. */
 export const spawner = new Spawner();

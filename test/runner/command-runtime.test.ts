@@ -1,11 +1,13 @@
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import type { LocalRuntime } from "../../src/runner/runtimes.ts";
 import { assignmentFor, RunnerHarness, TASK_TOKEN } from "../helpers/runner.ts";
 
 const scratch = mkdtempSync(join(tmpdir(), "runner-command-"));
+const spawnHosts = fileURLToPath(new URL("../../src/runner/spawn-host", import.meta.url));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 function script(name: string, body: string): string {
@@ -85,12 +87,19 @@ describe("a command runtime", () => {
 
   it("a program named without a path is found on PATH and started without a shell in between", async () => {
     const bin = mkdtempSync(join(scratch, "bin-"));
-    writeFileSync(join(bin, "triage-agent"), '#!/bin/sh\ncat > /dev/null\necho "parent $PPID, args $*"\n');
+    // It tells what started it (its parent's command line) and who started that (the parent's parent).
+    writeFileSync(
+      join(bin, "triage-agent"),
+      "#!/bin/sh\ncat > /dev/null\nread -r _ _ _ grandparent _ < /proc/$PPID/stat\n" +
+        'echo "parent $(tr "\\0" " " < /proc/$PPID/cmdline)of $grandparent, args $*"\n',
+    );
     chmodSync(join(bin, "triage-agent"), 0o755);
     const harness = new RunnerHarness({ PATH: `${bin}:${process.env.PATH}` });
     const ran = await harness.run(commandRuntime("triage-agent --mode=fast"), assignmentFor({ prompt: "# ENG-1\n" }));
-    // Its parent is the runner itself: no /bin/sh started only to start it.
-    expect(ran.end).toEqual({ outcome: "complete", body: { output: `parent ${process.pid}, args --mode=fast` } });
+    // Its parent is the runner's process starter: no /bin/sh started only to start it.
+    expect(ran.end).toMatchObject({ outcome: "complete" });
+    const { output } = (ran.end as { body: { output: string } }).body;
+    expect(output).toMatch(new RegExp(`^parent \\S+ ${spawnHosts}\\.(pl|mjs) of ${process.pid}, args --mode=fast$`));
 
     // A shell builtin stays the shell's, and so does a name that is not on PATH.
     const echoed = await harness.run(commandRuntime("echo from the shell"), assignmentFor({ prompt: "# ENG-1\n" }));

@@ -6,6 +6,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { processAlive } from "../../src/runner/process-group.ts";
 import { type BinProcess, runBin, stopBins } from "../helpers/bin.ts";
 import { testDialects } from "../helpers/databases.ts";
 import { eventually } from "../helpers/eventually.ts";
@@ -150,7 +151,7 @@ describe.each(testDialects)("runners end to end (%s)", (dialect) => {
     }
   });
 
-  it("a runner killed mid-task: the task is retried on another runner after its lease, answered once", async () => {
+  it("a runner killed mid-task: its CLI ends, the task is retried on another runner after its lease, answered once", async () => {
     const marker = join(scratch, `${dialect}-killed-once`);
     const pidFile = join(scratch, `${dialect}-killed-cli.pid`);
     const once = script(
@@ -164,9 +165,12 @@ describe.each(testDialects)("runners end to end (%s)", (dialect) => {
     const agent = await createBoundAgent(f, [{ tags: ["e2e-kill"] }]);
     const issue = await assignIssue(f, agent.id);
     await eventually(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "", "the CLI to start");
-    leftovers.push(Number(readFileSync(pidFile, "utf8")));
+    const cli = Number(readFileSync(pidFile, "utf8"));
+    leftovers.push(cli);
     doomed.child.kill("SIGKILL");
     await doomed.exited;
+    // Nothing the dead runner started goes on working in its checkout, unwatched.
+    await eventually(() => !processAlive(cli), "the dead runner's CLI to end");
     await startRunner(["--name", "survivor", "--runtime", `once=sh ${once}`, "--tags", "e2e-kill"]);
     const task = await taskReaching(f, issue.id, ["succeeded", "failed"], 30_000);
     expect(task).toMatchObject({ status: "succeeded", attempt: 2 });
