@@ -103,9 +103,13 @@ export class Spawner {
     if (this.host?.connected) return this.host;
     // Nothing of the runner's environment or flags (its token, a loader): the host needs none, each CLI gets its own.
     const host = fork(HOST, [], { env: {}, execArgv: [], stdio: ["ignore", "ignore", "inherit", "ipc"] });
-    host.on("message", (message: HostMessage) => this.children.get(message.id)?.child.receive(message));
-    // Should the host ever stop, every child it held ends as not started or exited; the next spawn starts a new host.
-    host.once("exit", () => {
+    host.on("message", (message: HostMessage) => {
+      this.children.get(message.id)?.child.receive(message);
+      if (message.type === "error") this.children.delete(message.id);
+    });
+    // Should the host ever stop (or not start at all), every child it held ends as not started or exited; the next
+    // spawn starts a new host.
+    const lost = () => {
       if (this.host === host) this.host = undefined;
       for (const [id, { child, host: startedBy }] of this.children) {
         if (startedBy !== host) continue;
@@ -116,8 +120,11 @@ export class Spawner {
           child.receive({ id, type: "close" });
         }
       }
+    };
+    host.once("exit", lost);
+    host.on("error", () => {
+      if (host.pid === undefined) lost();
     });
-    host.on("error", () => {});
     // The runner exits when its own work is done, whatever the host is doing.
     host.unref();
     host.channel?.unref();
