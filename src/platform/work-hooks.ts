@@ -34,6 +34,8 @@ export interface WorkHooks {
   issueDeleted(trx: Db, change: { issueId: string; actor: Actor }): Promise<void>;
   /** The agent is being deleted. */
   agentDeleted(trx: Db, change: { agentId: string; actor: Actor }): Promise<void>;
+  /** Where the agent runs or how many tasks it may run at once changed: its queued tasks may be claimable now. */
+  agentCapacityChanged(trx: Db, change: { agentId: string }): Promise<void>;
   /** A monthly budget of the workspace or an agent changed: tasks waiting for budget may run now. */
   budgetChanged(trx: Db, change: { workspaceId: string; agentId?: string }): Promise<void>;
   /** The workspace is being deleted (its row locked: nothing new starts in it). */

@@ -7,6 +7,7 @@ import { generateTaskToken } from "../auth/runner-credentials.ts";
 import type { Db } from "../db/index.ts";
 import type { AgentsTable, RunnersTable } from "../db/schema.ts";
 import { fromJson, now } from "../db/values.ts";
+import { tryLockAgentWork } from "../work/agent-work-status.ts";
 import { agentWithRoom, claimCandidates, startTask } from "../work/leases.ts";
 import type { TaskRow } from "../work/queue.ts";
 import { chooseRuntime, type PoolRuntime, selectorsOf } from "./pools.ts";
@@ -58,7 +59,8 @@ export async function onlineRuntimes(
 
 /**
  * Claims up to `maxTasks` tasks for `runner`'s runtimes `runtimeIds` (all of its online ones when empty), in one
- * transaction. Empty when none is claimable now.
+ * transaction. `claims` is empty when none is claimable now; `passedBy` says some candidate's agent was locked by
+ * another transaction (a claim or a report of that agent, about to commit): worth looking again at once.
  */
 export async function claimForRunner(
   db: Db,
@@ -66,7 +68,7 @@ export async function claimForRunner(
   runtimeIds: string[] | undefined,
   maxTasks: number,
   limits: ClaimLimits,
-): Promise<RunnerClaim[]> {
+): Promise<{ claims: RunnerClaim[]; passedBy: boolean }> {
   return db.transaction().execute(async (trx) => {
     const at = now();
     const online = await onlineRuntimes(trx, runner.workspace_id);
@@ -76,7 +78,7 @@ export async function claimForRunner(
         .filter((runtime) => runtime.runnerId === runner.id && (wanted === undefined || wanted.has(runtime.id)))
         .map((runtime) => runtime.id),
     );
-    if (ours.size === 0) return [];
+    if (ours.size === 0) return { claims: [], passedBy: false };
     const candidates = await claimCandidates(trx, at, Math.max(16, maxTasks * 4))
       .select(["tasks.id", "tasks.agent_id", "agents.runtime_select"])
       .where("tasks.status", "=", "queued")
@@ -84,11 +86,18 @@ export async function claimForRunner(
       .where("agents.runtime_select", "is not", null)
       .execute();
     const claimed: RunnerClaim[] = [];
+    let passedBy = false;
     for (const candidate of candidates) {
       if (claimed.length >= maxTasks) break;
       const runtime = chooseRuntime(selectorsOf(candidate.runtime_select), online, ours);
       if (!runtime) continue;
-      const agent = await agentWithRoom(trx, candidate.agent_id);
+      // Several agents' locks in one transaction, in the candidates' order: never waited for, or two claims could
+      // each hold one the other waits for (a deadlock). One held elsewhere is passed by, as a locked task is.
+      if (!(await tryLockAgentWork(trx, candidate.agent_id))) {
+        passedBy = true;
+        continue;
+      }
+      const agent = await agentWithRoom(trx, candidate.agent_id, true);
       if (!agent) continue;
       const { token, hash } = generateTaskToken();
       const name = online.find((each) => each.id === runtime.id)?.name ?? runtime.kind;
@@ -115,6 +124,6 @@ export async function claimForRunner(
         .execute();
       claimed.push({ task: started.task, agent, runId: started.runId, runtime: { ...runtime, name }, token });
     }
-    return claimed;
+    return { claims: claimed, passedBy };
   });
 }

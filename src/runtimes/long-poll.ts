@@ -2,6 +2,7 @@
 // any process, PostgreSQL NOTIFY across processes), at a retry's available_at, at the deadline, or when the server
 // closes or the runner hangs up. A wake-up only says "look": the claim reads the truth from the tables.
 import type { Db } from "../db/index.ts";
+import { now } from "../db/values.ts";
 import type { WorkSignals } from "../work/signals.ts";
 
 export class LongPolls {
@@ -54,7 +55,10 @@ export class LongPolls {
     });
   }
 
-  /** When the next task of a runtime-bound agent waiting for its retry becomes claimable. */
+  /**
+   * When the next task of a runtime-bound agent waiting for its retry becomes claimable. Only retries still to come:
+   * a task claimable by time already waits for room (its agent's or a runtime's), which a report's signal brings.
+   */
   private async nextRetry(workspaceId: string): Promise<number | undefined> {
     const row = await this.db
       .selectFrom("tasks")
@@ -62,6 +66,7 @@ export class LongPolls {
       .select((eb) => eb.fn.min("tasks.available_at").as("at"))
       .where("tasks.workspace_id", "=", workspaceId)
       .where("tasks.status", "=", "queued")
+      .where("tasks.available_at", ">", now())
       .where("agents.runtime_select", "is not", null)
       .executeTakeFirst();
     return row?.at ? Date.parse(`${row.at}Z`) : undefined;

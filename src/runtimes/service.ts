@@ -1,4 +1,5 @@
 // The runner API's rules, one method per call, given the runner token's standing and the body (never a request).
+import { setTimeout } from "node:timers/promises";
 import { MESSAGES, type RunnerCredential } from "../auth/authenticator.ts";
 import type { Db } from "../db/index.ts";
 import { timestampAt } from "../db/values.ts";
@@ -13,6 +14,9 @@ import { LongPolls } from "./long-poll.ts";
 import { completeRunnerTask, failRunnerTask, reportEvents, reportSession } from "./reports.ts";
 import { deregisterRunner, leaseOwnerOf, registerRunner, seeRunner } from "./runners.ts";
 import type { ClaimInput, CompleteInput, FailInput, RegisterInput, RunnerEventInput, SessionInput } from "./schemas.ts";
+
+/** How soon a claim that passed a locked agent by looks again (its holder commits within milliseconds). */
+const PASSED_BY_RETRY_MS = 5;
 
 export interface RunnerSettings {
   leaseMs: number;
@@ -56,7 +60,13 @@ export class RunnerService {
         round === 0 ? credential.runner : undefined,
       );
       const mark = this.polls.mark();
-      const claims = await claimForRunner(this.db, runner, input.runtime_ids, input.max_tasks, this.settings);
+      const { claims, passedBy } = await claimForRunner(
+        this.db,
+        runner,
+        input.runtime_ids,
+        input.max_tasks,
+        this.settings,
+      );
       if (claims.length > 0) {
         // One that cannot be built (its issue deleted meanwhile: the task is cancelled) is left to its lease; the
         // others go out.
@@ -75,6 +85,11 @@ export class RunnerService {
       }
       const left = deadline - Date.now();
       if (left <= 0 || abort.aborted || this.polls.isClosed) return { tasks: [] };
+      // A candidate's agent was held by a transaction about to commit (which need not announce anything): look again.
+      if (passedBy) {
+        await setTimeout(PASSED_BY_RETRY_MS);
+        continue;
+      }
       // Woken at least this often to renew last_seen_at: an open long poll counts as the runner being seen.
       await this.polls.wait(mark, workspaceId, Math.min(left, this.settings.runnerOfflineMs / 3), abort);
     }

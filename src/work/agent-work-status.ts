@@ -12,8 +12,21 @@ import { exhaustedBudget } from "../usage/budgets.ts";
 
 /** Held until the transaction ends; take it after any task-row lock the transaction needs (one lock order). */
 export async function lockAgentWork(trx: Db, agentId: string): Promise<void> {
-  if (isPostgres(trx)) await sql`select pg_advisory_xact_lock(hashtext(${`agent-work:${agentId}`}))`.execute(trx);
+  if (isPostgres(trx)) await sql`select pg_advisory_xact_lock(${agentWorkKey(agentId)})`.execute(trx);
 }
+
+/**
+ * The same lock, taken only if no other transaction holds it (false then), never waited for: for a transaction that
+ * takes several agents' locks (a runner's claim), since two such claims waiting for each other's would deadlock.
+ */
+export async function tryLockAgentWork(trx: Db, agentId: string): Promise<boolean> {
+  if (!isPostgres(trx)) return true;
+  const attempt = sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${agentWorkKey(agentId)}) as locked`;
+  const { rows } = await attempt.execute(trx);
+  return rows[0]?.locked === true;
+}
+
+const agentWorkKey = (agentId: string) => sql`hashtext(${`agent-work:${agentId}`})`;
 
 /** The agent with the number of its running tasks, read after lockAgentWork (the count then stays true). */
 export function agentWithRunningTasks(trx: Db, agentId: string) {

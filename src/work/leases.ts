@@ -110,11 +110,16 @@ export function claimCandidates(trx: Db, at: string, limit: number) {
 }
 
 /**
- * The agent, if it has room for one more task, counted under its work lock: two processes may both have seen room
- * for it in their candidates, and the lock makes the second one count again.
+ * The agent, if it has room for one more task, counted under its work lock (taken here unless `locked` says the
+ * caller holds it): two processes may both have seen room for it in their candidates, and the lock makes the second
+ * one count again.
  */
-export async function agentWithRoom(trx: Db, agentId: string): Promise<Selectable<AgentsTable> | undefined> {
-  await lockAgentWork(trx, agentId);
+export async function agentWithRoom(
+  trx: Db,
+  agentId: string,
+  locked = false,
+): Promise<Selectable<AgentsTable> | undefined> {
+  if (!locked) await lockAgentWork(trx, agentId);
   const found = await agentWithRunningTasks(trx, agentId);
   if (!found || Number(found.running_tasks) >= Number(found.max_concurrent_tasks)) return undefined;
   const { running_tasks: _, ...agent } = found;

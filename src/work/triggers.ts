@@ -122,11 +122,17 @@ const budgetChanged: WorkHooks["budgetChanged"] = async (trx, { workspaceId, age
   await announce(trx, { kind: "tasks" });
 };
 
+/** Claims look again (a runner's long poll waits for a signal while the queue's tasks wait for room). */
+const agentCapacityChanged: WorkHooks["agentCapacityChanged"] = async (trx) => {
+  await announce(trx, { kind: "tasks" });
+};
+
 /** The hooks, with the bounds on agents triggering agents (config: work.triggerBounds). */
 export const workTriggers = (bounds: TriggerBounds): WorkHooks => ({
   assigneeChanged: assigneeChanged(bounds),
   commentAdded: commentAdded(bounds),
   budgetChanged,
+  agentCapacityChanged,
   priorityChanged,
   issueDeleted,
   agentDeleted,

@@ -1,11 +1,16 @@
 // Claims from the one queue (spec runtimes.md §2-3): runner-bound agents' tasks go to runners only, in-process ones
 // never do; the assignment carries the frame, a task token and the platform's addresses; the long poll wakes on new
 // work; two runners never get one task; the agent's and the runtime's max_concurrent_tasks hold.
+
+import { setTimeout as sleep } from "node:timers/promises";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ApiResponse } from "../helpers/app.ts";
 import { testDialects } from "../helpers/databases.ts";
 import { eventually } from "../helpers/eventually.ts";
 import { activityOf } from "../helpers/platform.ts";
+import { countStatements } from "../helpers/statements.ts";
 import { connectClient } from "../mcp/helpers.ts";
 import { createAgent, createIssue, taskReaching } from "../work/helpers.ts";
 import {
@@ -152,6 +157,73 @@ describe.each(testDialects)("claims (%s)", (dialect) => {
     expect(all).toHaveLength(12);
   });
 
+  it.runIf(dialect === "postgres")(
+    "a claim passes by an agent another transaction holds, takes the rest, and that one's task once it is free",
+    async () => {
+      const tag = "held";
+      const runner = new FakeRunner(f);
+      await runner.register([{ name: "sh", kind: "command", tags: [tag], max_concurrent_tasks: 4 }]);
+      const first = await createBoundAgent(f, [{ tags: [tag] }]);
+      const second = await createBoundAgent(f, [{ tags: [tag] }]);
+      const firstIssue = await assignIssue(f, first.id);
+      const secondIssue = await assignIssue(f, second.id);
+      // What another runner's claim or a report of the second agent holds while it works: the agent's lock.
+      const other = new pg.Client({ connectionString: f.t.databaseUrl });
+      await other.connect();
+      try {
+        await other.query("begin");
+        await other.query("select pg_advisory_xact_lock(hashtext($1))", [`agent-work:${second.id}`]);
+        const claimed = await Promise.race([runner.claim({ max_tasks: 2, wait_ms: 0 }), stillWaiting(5_000)]);
+        expect(claimed).not.toBe("still waiting");
+        const issuesOf = (answer: unknown) =>
+          (answer as ApiResponse).body.tasks.map((task: { issue: { id: string } }) => task.issue.id);
+        expect(issuesOf(claimed)).toEqual([firstIssue.id]);
+        // Then it takes the first agent's lock too, as a claim holding both would: no deadlock (that claim ended).
+        await other.query("select pg_advisory_xact_lock(hashtext($1))", [`agent-work:${first.id}`]);
+        await other.query("commit");
+        // A long poll that passed the second agent by looks again once it is free (no signal says so).
+        await other.query("begin");
+        await other.query("select pg_advisory_xact_lock(hashtext($1))", [`agent-work:${second.id}`]);
+        const polling = runner.claim({ max_tasks: 2, wait_ms: 10_000 });
+        await sleep(300); // the claim's first look, which passes the agent by
+        await other.query("commit");
+        const polled = await Promise.race([polling, stillWaiting(5_000)]);
+        expect(polled).not.toBe("still waiting");
+        expect(issuesOf(polled)).toEqual([secondIssue.id]);
+      } finally {
+        await other.end();
+      }
+    },
+  );
+
+  it("a long poll while every queued task waits for its agent's room rests until room is made", async () => {
+    const runner = new FakeRunner(f);
+    await runner.register([{ name: "sh", kind: "command", tags: ["room"], max_concurrent_tasks: 4 }]);
+    const agent = await createBoundAgent(f, [{ tags: ["room"] }], { max_concurrent_tasks: 1 });
+    await assignIssue(f, agent.id);
+    const second = await assignIssue(f, agent.id);
+    expect((await runner.claim({ max_tasks: 4, wait_ms: 0 })).body.tasks).toHaveLength(1);
+    // The second task is claimable by time, not by room: the poll waits for a signal instead of claiming again and
+    // again (it looked every 5 ms before).
+    const claims = countStatements(/pg_try_advisory_xact_lock|"runtime_select" is not null/);
+    expect((await runner.claim({ max_tasks: 4, wait_ms: 600 })).body).toEqual({ tasks: [] });
+    expect(claims.stop()).toBeLessThanOrEqual(4);
+    // Room made (max_concurrent_tasks raised) wakes it.
+    const polling = runner.claim({ max_tasks: 4, wait_ms: 10_000 });
+    await sleep(100);
+    const raised = await f.api.patch(
+      `workspaces/${f.ws}/agents/${agent.id}`,
+      { max_concurrent_tasks: 2 },
+      { token: f.owner.token },
+    );
+    expect(raised.status).toBe(200);
+    const polled = await Promise.race([polling, stillWaiting(5_000)]);
+    expect(polled).not.toBe("still waiting");
+    expect((polled as ApiResponse).body.tasks.map((task: { issue: { id: string } }) => task.issue.id)).toEqual([
+      second.id,
+    ]);
+  });
+
   it("the agent's and the runtime's max_concurrent_tasks hold", async () => {
     const runner = new FakeRunner(f);
     await runner.register([
@@ -231,3 +303,6 @@ describe.each(testDialects)("claims (%s)", (dialect) => {
     }
   });
 });
+
+/** Resolves after `ms` with a marker a test's answer is never equal to: a bound on a wait, not a measurement. */
+const stillWaiting = (ms: number) => sleep(ms).then(() => "still waiting" as const);

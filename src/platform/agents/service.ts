@@ -183,6 +183,8 @@ export async function updateAgent(
       .where("id", "=", agentId)
       .execute();
     if (changes.monthly_budget_usd) await workHooks().budgetChanged(trx, { workspaceId: by.workspaceId, agentId });
+    if (changes.runtime_config || changes.max_concurrent_tasks)
+      await workHooks().agentCapacityChanged(trx, { agentId });
     await recordActivity(trx, {
       workspaceId: by.workspaceId,
       entityType: "agent",
