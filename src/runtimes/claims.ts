@@ -8,7 +8,7 @@ import type { Db } from "../db/index.ts";
 import type { AgentsTable, RunnersTable } from "../db/schema.ts";
 import { fromJson, now } from "../db/values.ts";
 import { tryLockAgentWork } from "../work/agent-work-status.ts";
-import { agentWithRoom, claimCandidates, startTask } from "../work/leases.ts";
+import { agentWithRoom, claimCandidates, startTask, walkQueueInOrder } from "../work/leases.ts";
 import type { TaskRow } from "../work/queue.ts";
 import { chooseRuntime, type PoolRuntime, selectorsOf } from "./pools.ts";
 import { leaseOwnerOf, runningTasksOfRuntime } from "./runners.ts";
@@ -79,6 +79,7 @@ export async function claimForRunner(
         .map((runtime) => runtime.id),
     );
     if (ours.size === 0) return { claims: [], passedBy: false };
+    await walkQueueInOrder(trx);
     const candidates = await claimCandidates(trx, at, Math.max(16, maxTasks * 4))
       .select(["tasks.id", "tasks.agent_id", "agents.runtime_select"])
       .where("tasks.status", "=", "queued")
