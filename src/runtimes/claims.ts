@@ -10,6 +10,7 @@ import { fromJson, now } from "../db/values.ts";
 import { tryLockAgentWork } from "../work/agent-work-status.ts";
 import { agentWithRoom, claimCandidates, startTask, walkQueueInOrder } from "../work/leases.ts";
 import type { TaskRow } from "../work/queue.ts";
+import { announce } from "../work/signals.ts";
 import { chooseRuntime, type PoolRuntime, selectorsOf } from "./pools.ts";
 import { leaseOwnerOf, runningTasksOfRuntime } from "./runners.ts";
 
@@ -125,6 +126,9 @@ export async function claimForRunner(
         .execute();
       claimed.push({ task: started.task, agent, runId: started.runId, runtime: { ...runtime, name }, token });
     }
+    // Runtimes just filled: queued tasks may go to other runners' runtimes now (a fallback pool's), so their long
+    // polls look again.
+    if (claimed.length > 0) await announce(trx, { kind: "tasks", runnersOnly: true });
     return { claims: claimed, passedBy };
   });
 }
