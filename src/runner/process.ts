@@ -80,6 +80,8 @@ export class CliProcess {
     if ("error" in started) return { reason: "spawn-failed", message: started.error };
 
     const lines = createInterface({ input: child.stdout, crlfDelay: Number.POSITIVE_INFINITY });
+    // Closed by itself once it has given every line of the ended pipe.
+    const allLinesRead = new Promise<void>((resolve) => lines.once("close", () => resolve()));
     lines.on("line", (line) => {
       this.heard();
       try {
@@ -98,6 +100,8 @@ export class CliProcess {
     await Promise.race([closed, delay(DRAIN_MS)]);
     if (groupAlive(started.pid)) await this.terminate();
     await Promise.race([closed, delay(DRAIN_MS)]);
+    // The pipes' end reaches the reader after the last lines it still holds (a CLI that prints and exits at once).
+    await Promise.race([allLinesRead, delay(DRAIN_MS)]);
     clearTimeout(this.silenceTimer);
     lines.close();
     child.release();

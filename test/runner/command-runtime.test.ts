@@ -133,4 +133,20 @@ describe("a command runtime", () => {
       body: { error: "triage exited with code 4: step 1\nstep 2\nstep 3", retryable: true },
     });
   });
+
+  it("that answers and exits at once has every line of its answer reported, run after run", async () => {
+    const quick = script("quick.sh", 'cat > /dev/null\nfor n in 1 2 3; do echo "line $n"; done');
+    const harness = new RunnerHarness();
+    // Eight at a time, as a busy runner starts them: the pipe's last lines and its end arrive together.
+    for (let round = 0; round < 8; round++) {
+      const ends = await Promise.all(
+        Array.from({ length: 8 }, () =>
+          harness.run(commandRuntime(`sh '${quick}'`), assignmentFor({ prompt: "# ENG-15\n" })),
+        ),
+      );
+      for (const { end } of ends) {
+        expect(end, `round ${round}`).toEqual({ outcome: "complete", body: { output: "line 1\nline 2\nline 3" } });
+      }
+    }
+  });
 });
