@@ -5,6 +5,12 @@ import type { Db } from "../db/index.ts";
 import { now } from "../db/values.ts";
 import type { WorkSignals } from "../work/signals.ts";
 
+/**
+ * A poll that found nothing looks again at least this often while tasks claimable by time wait, signal or not: a
+ * claim can miss tasks another claim held locked at that moment and then left to it, with nothing to announce.
+ */
+const IDLE_LOOK_MS = 1_000;
+
 export class LongPolls {
   /** Counts `tasks` signals, so a claim that found nothing knows whether work was announced meanwhile. */
   private wakeups = 0;
@@ -36,11 +42,15 @@ export class LongPolls {
     return this.closed;
   }
 
-  /** Waits at most `ms` for a signal after `mark`, the next retry of the workspace's runner tasks, or `abort`. */
+  /**
+   * Waits at most `ms` for a signal after `mark`, the next retry of the workspace's runner tasks, or `abort`; while
+   * tasks claimable by time wait (for room), at most IDLE_LOOK_MS.
+   */
   async wait(mark: number, workspaceId: string, ms: number, abort: AbortSignal): Promise<void> {
     if (this.closed || abort.aborted || this.wakeups !== mark || ms <= 0) return;
-    const retryAt = await this.nextRetry(workspaceId);
-    const until = retryAt === undefined ? ms : Math.min(ms, Math.max(retryAt - Date.now(), 0) + 5);
+    const { retryAt, waiting } = await this.queueOf(workspaceId);
+    let until = retryAt === undefined ? ms : Math.min(ms, Math.max(retryAt - Date.now(), 0) + 5);
+    if (waiting) until = Math.min(until, IDLE_LOOK_MS);
     if (this.wakeups !== mark) return;
     await new Promise<void>((resolve) => {
       const done = () => {
@@ -56,20 +66,28 @@ export class LongPolls {
   }
 
   /**
-   * When the next task of a runtime-bound agent waiting for its retry becomes claimable. Only retries still to come:
-   * a task claimable by time already waits for room (its agent's or a runtime's), which a report's signal brings.
+   * The workspace's queued tasks of runtime-bound agents: when the next retry still to come is due, and whether any is
+   * claimable by time already. Those wait for room (their agent's or a runtime's), which reports and claims announce.
    */
-  private async nextRetry(workspaceId: string): Promise<number | undefined> {
+  private async queueOf(workspaceId: string): Promise<{ retryAt: number | undefined; waiting: boolean }> {
+    const at = now();
     const row = await this.db
       .selectFrom("tasks")
       .innerJoin("agents", "agents.id", "tasks.agent_id")
-      .select((eb) => eb.fn.min("tasks.available_at").as("at"))
+      .select((eb) => [
+        eb.fn
+          .min(eb.case().when("tasks.available_at", ">", at).then(eb.ref("tasks.available_at")).end())
+          .as("retry_at"),
+        eb.fn.min("tasks.available_at").as("first_at"),
+      ])
       .where("tasks.workspace_id", "=", workspaceId)
       .where("tasks.status", "=", "queued")
-      .where("tasks.available_at", ">", now())
       .where("agents.runtime_select", "is not", null)
       .executeTakeFirst();
-    return row?.at ? Date.parse(`${row.at}Z`) : undefined;
+    return {
+      retryAt: row?.retry_at ? Date.parse(`${row.retry_at}Z`) : undefined,
+      waiting: row?.first_at ? row.first_at <= at : false,
+    };
   }
 
   close(): void {

@@ -17,11 +17,6 @@ import type { ClaimInput, CompleteInput, FailInput, RegisterInput, RunnerEventIn
 
 /** How soon a claim that passed a locked agent by looks again (its holder commits within milliseconds). */
 const PASSED_BY_RETRY_MS = 5;
-/**
- * A long poll that found nothing looks again at least this often, signal or not: a claim can miss a task another
- * claim held locked at that moment and then left to it, with no change for anyone to announce.
- */
-const IDLE_LOOK_MS = 1_000;
 
 export interface RunnerSettings {
   leaseMs: number;
@@ -95,9 +90,8 @@ export class RunnerService {
         await setTimeout(PASSED_BY_RETRY_MS);
         continue;
       }
-      // Woken at least this often: to look again, and to renew last_seen_at (an open long poll counts as the runner
-      // being seen).
-      await this.polls.wait(mark, workspaceId, Math.min(left, this.settings.runnerOfflineMs / 3, IDLE_LOOK_MS), abort);
+      // Woken at least this often to renew last_seen_at: an open long poll counts as the runner being seen.
+      await this.polls.wait(mark, workspaceId, Math.min(left, this.settings.runnerOfflineMs / 3), abort);
     }
   }
 
