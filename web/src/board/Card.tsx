@@ -53,7 +53,7 @@ export const Card = memo(function Card(props: {
           insert (Chromium's bookkeeping of form controls, measured with bench/web.ts); this acts as one. Its id (the
           menu's anchor) and aria-expanded are there only while its menu is open: a closed menu button leaves
           aria-expanded out (WAI-ARIA menu button pattern), and a thousand attributes fewer insert faster. Its role
-          is what it costs most: the board renders ~6 ms sooner without role="button" (bench/board-ab.ts). */}
+          cost ~6 ms of the render on a slow host and nothing measurable on a fast one (bench/board-ab.ts). */}
       <span
         role="button"
         tabIndex={0}
