@@ -25,9 +25,15 @@ export function IssueTable(props: { issues: Issue[]; ws: WorkspaceData; work: Ma
             <td>{priorityTitle(issue.priority)}</td>
             <td className="meta-cell">{issue.label_ids.length > 0 && <Labels ids={issue.label_ids} ws={ws} />}</td>
             <td>{issue.due_date && <DateOnly day={issue.due_date} />}</td>
-            <td>
-              {issue.assignee_id ? <Assignee issue={issue} ws={ws} /> : <span className="muted">Unassigned</span>}
-            </td>
+            {/* "Unassigned" is the cell's own text: an element fewer a row, and a thousand rows are taken down each
+                time the board comes back. */}
+            {issue.assignee_id ? (
+              <td>
+                <Assignee issue={issue} ws={ws} />
+              </td>
+            ) : (
+              <td className="muted">Unassigned</td>
+            )}
           </tr>
         );
       })}
