@@ -4,6 +4,7 @@ import { api, setSession } from "../api.ts";
 import type { Session } from "../api-types.ts";
 import { ErrorLine, fieldError, formError, InputField } from "../components.tsx";
 import { email, maxLength, required, text, useForm } from "../forms.ts";
+import { loadSignedIn } from "../signed-in-chunk.ts";
 
 export function SignIn() {
   const [creating, setCreating] = useState(false);
@@ -16,6 +17,7 @@ export function SignIn() {
     send: async (values) => {
       const body: Record<string, string> = { email: text(values, "email"), password: text(values, "password") };
       if (creating && values.get("name")) body.name = text(values, "name");
+      loadSignedIn(); // beside the request: the app is there when the session is
       const session = await api.post<Session>(creating ? "auth/register" : "auth/login", body);
       setSession({ token: session.token, user: session.user });
     },
