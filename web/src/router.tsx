@@ -7,7 +7,8 @@ const listeners = new Set<() => void>();
 /**
  * An address already on screen but not yet in the history entry. A replaced query (a board filter, its view) is drawn
  * first and written when the page is idle: history.replaceState right after a render of a thousand cards holds the
- * page up for 2–20 ms, and before it, ~5 ms more on the way to the screen (bench/board-ab.ts).
+ * page up for 2–20 ms, and before it, ~5 ms more on the way to the screen (bench/board-ab.ts). A replaced path (a
+ * redirect, say from `/` to a board) is written at once: the address bar never shows another page than the one drawn.
  */
 let unwritten: Place | null = null;
 
@@ -33,14 +34,18 @@ const currentSearch = () => unwritten?.search ?? location.search;
 
 export function navigate(to: string, replace = false): void {
   if (`${currentPath()}${currentSearch()}` === to) return;
-  if (replace) {
-    const queryAt = to.indexOf("?");
-    const scheduled = unwritten !== null;
-    unwritten = queryAt === -1 ? { path: to, search: "" } : { path: to.slice(0, queryAt), search: to.slice(queryAt) };
-    if (!scheduled) whenIdle(writeAddress);
-  } else {
+  const queryAt = to.indexOf("?");
+  const place = queryAt === -1 ? { path: to, search: "" } : { path: to.slice(0, queryAt), search: to.slice(queryAt) };
+  if (!replace) {
     writeAddress();
     history.pushState(null, "", to);
+  } else if (place.path === currentPath()) {
+    const scheduled = unwritten !== null;
+    unwritten = place;
+    if (!scheduled) whenIdle(writeAddress);
+  } else {
+    unwritten = null;
+    history.replaceState(null, "", to);
   }
   for (const listener of listeners) listener();
 }
