@@ -11,6 +11,11 @@ export function App() {
   const path = usePath();
   const { chunk, error } = useSignedInChunk(session !== null);
   if (!session) return <SignIn />;
-  if (!chunk) return error ? <LoadFailed error={error} onRetry={loadSignedIn} what="the dashboard" /> : <Loading />;
+  if (!chunk)
+    return (
+      <main className="page">
+        {error ? <LoadFailed error={error} onRetry={loadSignedIn} what="the dashboard" /> : <Loading />}
+      </main>
+    );
   return <chunk.default key={session.user.id} path={path} userName={session.user.name} />;
 }

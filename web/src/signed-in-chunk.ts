@@ -21,7 +21,8 @@ export function loadSignedIn(): void {
   loading = true;
   import("./SignedIn.tsx").then(
     (chunk) => settle({ chunk }),
-    (error: unknown) => settle({ error }),
+    // In words a person can act on: the browser's own message is a module URL.
+    () => settle({ error: new Error("its code could not be fetched from the server") }),
   );
 }
 
