@@ -131,8 +131,9 @@ export class TaskService {
     agentId: string,
     actor: Actor,
   ): Promise<{ task: Task; created: boolean }> {
-    return inWorkspace(this.db, workspaceId, async (trx) => {
-      // Held until commit, as a comment holds it: the issue's deletion waits for this task, to cancel it.
+    return this.db.transaction().execute(async (trx) => {
+      // Held until commit with its workspace, as a comment holds them: the issue's deletion waits for this task, to
+      // cancel it.
       const issue = await getIssue(trx, workspaceId, issueId, "share");
       const agent = await getAgent(trx, workspaceId, agentId);
       const queued = await enqueueTask(trx, {

@@ -70,9 +70,9 @@ export async function addComment(
   body: CreateCommentFields,
   actor: Actor,
 ): Promise<Comment> {
-  // Inside a transaction of the caller's (a task's end posts the agent's answer with it), or in one of its own.
-  if (!db.isTransaction)
-    return inWorkspace(db, workspaceId, (own) => addComment(own, workspaceId, issueId, body, actor));
+  // Inside a transaction of the caller's (a task's end posts the agent's answer with it), or in one of its own, whose
+  // first statement, the issue's locked read, holds the workspace too (db/lock-order.ts).
+  if (!db.isTransaction) return db.transaction().execute((own) => addComment(own, workspaceId, issueId, body, actor));
   const issue = await getIssue(db, workspaceId, issueId, "share");
   if (body.parent_id != null) await getComment(db, workspaceId, issue.id, body.parent_id);
   const at = now();

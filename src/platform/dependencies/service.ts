@@ -43,7 +43,8 @@ export async function createDependency(
   actor: Actor,
 ): Promise<Dependency> {
   return uniqueOr409("This dependency already exists", () =>
-    inWorkspace(db, workspaceId, async (trx) => {
+    // The issue's locked read, first, holds the workspace too (db/lock-order.ts).
+    db.transaction().execute(async (trx) => {
       const issue = await getIssue(trx, workspaceId, issueId, "share");
       if (input.depends_on_issue_id === issue.id) {
         throw invalid(["body", "depends_on_issue_id"], "An issue cannot depend on itself");

@@ -9,7 +9,7 @@ import type { issueSchema } from "./schemas.ts";
 export type Issue = z.infer<typeof issueSchema>;
 
 /** `label_ids`: the ids of the labels linked to the issue (absent on a row just inserted). */
-type IssueRow = Selectable<IssuesTable> & { issue_prefix: string; label_ids?: JsonText<string[]> };
+export type IssueRow = Selectable<IssuesTable> & { issue_prefix: string; label_ids?: JsonText<string[]> };
 
 export const toIssue = ({ issue_prefix, label_ids, ...row }: IssueRow): Issue => ({
   ...row,
@@ -36,5 +36,22 @@ export const issueQuery = (db: Db, workspaceId: string) =>
     .innerJoin("workspaces", "workspaces.id", "issues.workspace_id")
     .selectAll("issues")
     .select("workspaces.issue_prefix")
+    .select(labelIdsJson(db).as("label_ids"))
+    .where("issues.workspace_id", "=", workspaceId);
+
+/**
+ * The same read, for a transaction that does not hold the workspace yet (db/lock-order.ts): its row's KEY SHARE lock
+ * is taken in a CTE, which runs before the issue's own lock can be taken, so the two are held top down in one round
+ * trip (PostgreSQL; the caller adds the issue's lock).
+ */
+export const issueQueryHoldingWorkspace = (db: Db, workspaceId: string) =>
+  db
+    .with("held_workspace", (query) =>
+      query.selectFrom("workspaces").select(["id", "issue_prefix"]).where("id", "=", workspaceId).forKeyShare(),
+    )
+    .selectFrom("issues")
+    .innerJoin("held_workspace", "held_workspace.id", "issues.workspace_id")
+    .selectAll("issues")
+    .select("held_workspace.issue_prefix")
     .select(labelIdsJson(db).as("label_ids"))
     .where("issues.workspace_id", "=", workspaceId);

@@ -5,6 +5,7 @@ import type { Actor } from "../../api/access.ts";
 import { hasRole, type Role } from "../../auth/membership.ts";
 import type { IssueStatus } from "../../db/enums.ts";
 import { type Db, isPostgres } from "../../db/index.ts";
+import { holds, noteHeld } from "../../db/lock-order.ts";
 import type { Database, IssuesTable } from "../../db/schema.ts";
 import { isId, newId, now, toJson } from "../../db/values.ts";
 import { deleteRecorded, diffFields, recordActivity } from "../../events/activity.ts";
@@ -15,7 +16,7 @@ import { withNames } from "../names.ts";
 import { getProject } from "../projects/service.ts";
 import { patchActorRef } from "../references.ts";
 import { workHooks } from "../work-hooks.ts";
-import { type Issue, issueQuery, toIssue } from "./issue-row.ts";
+import { type Issue, type IssueRow, issueQuery, issueQueryHoldingWorkspace, toIssue } from "./issue-row.ts";
 import { changingIssueLists } from "./list-version.ts";
 import type { CreateIssueFields, UpdateIssuePatch } from "./schemas.ts";
 
@@ -25,7 +26,8 @@ export type { Issue } from "./issue-row.ts";
  * The issue, if it is of this workspace; otherwise 404 "Issue not found" (also for a parent named in a body).
  * `lock` (PostgreSQL, inside a transaction) holds its row until commit: `share` for a change that adds rows pointing
  * at it (a comment, a dependency), `update` for its deletion. The deletion then waits for those changes or they for
- * it, and whoever comes second sees the outcome: never a deadlock or a foreign-key error between them.
+ * it, and whoever comes second sees the outcome: never a deadlock or a foreign-key error between them. A locked read
+ * holds the workspace first (db/lock-order.ts) when the transaction does not yet, in the same statement.
  */
 export async function getIssue(
   db: Db,
@@ -33,13 +35,34 @@ export async function getIssue(
   issueId: string,
   lock?: "share" | "update",
 ): Promise<Issue> {
-  let query = issueQuery(db, workspaceId).where("issues.id", "=", issueId);
-  if (lock && db.isTransaction && isPostgres(db)) {
-    query = lock === "share" ? query.forShare("issues") : query.forUpdate("issues");
-  }
-  const row = isId(issueId) ? await query.executeTakeFirst() : undefined;
+  const row = !isId(issueId)
+    ? undefined
+    : lock && db.isTransaction
+      ? await readLocked(db, workspaceId, issueId, lock)
+      : await issueQuery(db, workspaceId).where("issues.id", "=", issueId).executeTakeFirst();
   if (!row) throw notFound("Issue");
   return toIssue(row);
+}
+
+async function readLocked(
+  trx: Db,
+  workspaceId: string,
+  issueId: string,
+  lock: "share" | "update",
+): Promise<IssueRow | undefined> {
+  let row: IssueRow | undefined;
+  if (!isPostgres(trx)) {
+    // SQLite runs one transaction at a time: the join to the workspace asks whether it exists, as holdWorkspace would.
+    row = await issueQuery(trx, workspaceId).where("issues.id", "=", issueId).executeTakeFirst();
+  } else if (holds(trx, workspaceId)) {
+    const query = issueQuery(trx, workspaceId).where("issues.id", "=", issueId);
+    row = await (lock === "share" ? query.forShare("issues") : query.forUpdate("issues")).executeTakeFirst();
+  } else {
+    const query = issueQueryHoldingWorkspace(trx, workspaceId).where("issues.id", "=", issueId);
+    row = await (lock === "share" ? query.forShare("issues") : query.forUpdate("issues")).executeTakeFirst();
+  }
+  if (row) noteHeld(trx, workspaceId);
+  return row;
 }
 
 /** A parent must be another issue of this workspace, and not one of the issue's own descendants. */
