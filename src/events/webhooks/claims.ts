@@ -10,6 +10,12 @@ import { sql } from "kysely";
 import type { Db, SqlDialect } from "../../db/index.ts";
 import { now } from "../../db/values.ts";
 
+/**
+ * `'pending'` written into the SQL text, not passed as a parameter: the statements are prepared (db/index.ts), and a
+ * prepared statement's generic plan can use the partial indexes (`where status = 'pending'`) only when the text says so.
+ */
+const PENDING = sql.lit("pending" as const);
+
 interface ClaimRequest {
   /** Free slots in this process. */
   room: number;
@@ -115,7 +121,7 @@ async function claimForHook(
         .selectFrom("webhook_deliveries")
         .select(["id", "next_attempt_at"])
         .where("webhook_id", "=", hook)
-        .where("status", "=", "pending")
+        .where("status", "=", PENDING)
         .where("next_attempt_at", "<=", at)
         .where((inner) => inner.or([inner("lease_expires_at", "is", null), inner("lease_expires_at", "<=", at)]))
         .orderBy("next_attempt_at")
@@ -126,7 +132,7 @@ async function claimForHook(
         .selectFrom("webhook_deliveries as b")
         .select((count) => count.fn.countAll<number>().as("busy"))
         .where("b.webhook_id", "=", hook)
-        .where("b.status", "=", "pending")
+        .where("b.status", "=", PENDING)
         .where("b.lease_token", "is not", null)
         .where("b.lease_expires_at", ">", at);
       const candidates = eb
@@ -149,7 +155,7 @@ async function claimForHook(
         .selectFrom("webhook_deliveries")
         .select("id")
         .where("id", "in", candidates)
-        .where("status", "=", "pending")
+        .where("status", "=", PENDING)
         .where((inner) => inner.or([inner("lease_expires_at", "is", null), inner("lease_expires_at", "<=", at)]));
       // Other processes' claims are passed by, not waited for.
       return dialect === "postgres" ? locked.forUpdate().skipLocked() : locked;
