@@ -4,7 +4,7 @@
 // remembers up to when its schedules were handled (`scheduled_until`): after downtime only the latest missed fire
 // time of each schedule fires, once.
 import type { Db } from "../db/index.ts";
-import { timestampAt } from "../db/values.ts";
+import { indexedValue, timestampAt } from "../db/values.ts";
 import { changingIssueLists } from "../platform/issues/list-version.ts";
 import { latestFireTime } from "./cron.ts";
 import { type FireSettings, fireIn, lockAutopilot } from "./fire.ts";
@@ -70,7 +70,7 @@ export class AutopilotScheduler {
       const due = await this.db
         .selectFrom("autopilots")
         .select(["id", "workspace_id"])
-        .where("enabled", "=", 1)
+        .where("enabled", "=", indexedValue(1 as const))
         .where("next_fire_at", "<=", timestampAt(Date.now()))
         .orderBy("next_fire_at")
         .limit(DUE_PER_PASS)
@@ -84,7 +84,7 @@ export class AutopilotScheduler {
     const next = await this.db
       .selectFrom("autopilots")
       .select((eb) => eb.fn.min("next_fire_at").as("next"))
-      .where("enabled", "=", 1)
+      .where("enabled", "=", indexedValue(1 as const))
       .executeTakeFirst();
     if (!next?.next) return MAX_SLEEP_MS;
     return Math.min(MAX_SLEEP_MS, Math.max(0, dateOf(String(next.next)).getTime() - Date.now()));

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { sql } from "kysely";
 
 export const newId = (): string => randomUUID();
 
@@ -44,3 +45,10 @@ export function fromJson<T>(text: JsonText<T> | null, fallback: T): T {
     return fallback;
   }
 }
+
+/**
+ * A value written into the SQL text rather than passed as a parameter, for the condition a partial index is defined by
+ * (`where status = 'pending'`): statements are prepared (db/index.ts), and once PostgreSQL settles on a prepared
+ * statement's generic plan, that plan can use such an index only when the statement's text names the value.
+ */
+export const indexedValue = <T extends string | number>(value: T) => sql.lit(value);

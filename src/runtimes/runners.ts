@@ -8,7 +8,7 @@ import { inWorkspace } from "../api/workspace-transaction.ts";
 import { type Db, isPostgres } from "../db/index.ts";
 import { holdWorkspace } from "../db/lock-order.ts";
 import type { Database, RunnersTable, RuntimesTable } from "../db/schema.ts";
-import { fromJson, isId, newId, now, timestampAt, toJson } from "../db/values.ts";
+import { fromJson, indexedValue, isId, newId, now, timestampAt, toJson } from "../db/values.ts";
 import { appendEvent } from "../events/append.ts";
 import { notFound } from "../http/errors.ts";
 import { announce } from "../work/signals.ts";
@@ -273,7 +273,7 @@ export async function markSilentRunnersOffline(db: Db, offlineMs: number): Promi
   const silent = await db
     .selectFrom("runners")
     .select(["id", "workspace_id"])
-    .where("status", "=", "online")
+    .where("status", "=", indexedValue("online" as const))
     .where("last_seen_at", "<", cutoff)
     .execute();
   let count = 0;

@@ -8,13 +8,10 @@
 // (next_attempt_at alone) through other hooks' backlogs instead.
 import { sql } from "kysely";
 import type { Db, SqlDialect } from "../../db/index.ts";
-import { now } from "../../db/values.ts";
+import { indexedValue, now } from "../../db/values.ts";
 
-/**
- * `'pending'` written into the SQL text, not passed as a parameter: the statements are prepared (db/index.ts), and a
- * prepared statement's generic plan can use the partial indexes (`where status = 'pending'`) only when the text says so.
- */
-const PENDING = sql.lit("pending" as const);
+/** The partial indexes' condition (migration 0011). */
+const PENDING = indexedValue("pending" as const);
 
 interface ClaimRequest {
   /** Free slots in this process. */
@@ -107,13 +104,17 @@ function shareOut(hooks: HookWithWork[], room: number): { takes: Map<string, num
  * one hook at once compete for the same rows (SKIP LOCKED passes the other's, never the ones after them), so
  * together they never exceed the limit. A candidate leased by a claim that committed meanwhile fails the re-check.
  */
-async function claimForHook(
-  db: Db,
-  dialect: SqlDialect,
-  claim: ClaimRequest & { at: string; hook: string; limit: number; take: number },
-): Promise<string[]> {
+async function claimForHook(db: Db, dialect: SqlDialect, claim: HookClaim): Promise<string[]> {
+  const rows = await claimStatement(db, dialect, claim).execute();
+  return rows.map((row) => row.id);
+}
+
+type HookClaim = ClaimRequest & { at: string; hook: string; limit: number; take: number };
+
+/** claimForHook's statement (its plan is checked in test/events/claim-plans.test.ts). */
+export function claimStatement(db: Db, dialect: SqlDialect, claim: HookClaim) {
   const { at, hook } = claim;
-  const rows = await db
+  return db
     .updateTable("webhook_deliveries")
     .set({ lease_token: claim.leaseToken, lease_expires_at: claim.leaseExpiresAt })
     .where("id", "in", (eb) => {
@@ -160,7 +161,5 @@ async function claimForHook(
       // Other processes' claims are passed by, not waited for.
       return dialect === "postgres" ? locked.forUpdate().skipLocked() : locked;
     })
-    .returning("id")
-    .execute();
-  return rows.map((row) => row.id);
+    .returning("id");
 }
