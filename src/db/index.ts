@@ -25,9 +25,18 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-/** `maxConnections`: the PostgreSQL pool's size (default 10); SQLite always has one connection. */
-export function openDatabase(url: string, options: { maxConnections?: number } = {}): DatabaseHandle {
-  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options.maxConnections ?? 10);
+interface OpenOptions {
+  /** The PostgreSQL pool's size (default 10); SQLite always has one connection. */
+  maxConnections?: number;
+  /**
+   * PostgreSQL plans each execution of a prepared statement for its values, never by a generic plan: for a pool
+   * whose queues (webhook attempts) change size faster than the statistics PostgreSQL would plan generically by.
+   */
+  customPlans?: boolean;
+}
+
+export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHandle {
+  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options.maxConnections ?? 10, options.customPlans);
   return openSqlite(url.replace(/^(sqlite|file):(\/\/)?/, ""));
 }
 
@@ -68,8 +77,12 @@ function withStatementCache(sqlite: KyselySqlite): KyselySqlite {
   };
 }
 
-function openPostgres(url: string, maxConnections: number): DatabaseHandle {
-  const pool = new pg.Pool({ connectionString: url, max: maxConnections });
+function openPostgres(url: string, maxConnections: number, customPlans = false): DatabaseHandle {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: maxConnections,
+    ...(customPlans && { options: "-c plan_cache_mode=force_custom_plan" }),
+  });
   const statementNames = new StatementNames();
   // A client that loses its server must not crash the process, idle in the pool (the pool's "error") or held by a
   // transaction between two queries (its own "error"): the next query reports the error, and the pool replaces it.

@@ -65,7 +65,8 @@ export async function eventsPlugin(app: FastifyInstance, options: EventsOptions)
   const { db, dialect, tuning = {} } = options;
   // On PostgreSQL the stream, fan-out and deliveries read and write through a small pool of their own: behind the
   // requests' pool, a burst of writes would hold every new event back until it drained. (SQLite has one connection.)
-  const own = dialect === "postgres" ? openDatabase(options.databaseUrl, { maxConnections: 4 }) : undefined;
+  const own =
+    dialect === "postgres" ? openDatabase(options.databaseUrl, { maxConnections: 4, customPlans: true }) : undefined;
   const workDb = own?.db ?? db;
   let closing = false;
   // Reads cut short by shutdown are no news.
