@@ -8,9 +8,7 @@ import { migrateToLatest } from "../../src/db/migrate.ts";
 import { claimStatement } from "../../src/events/webhooks/claims.ts";
 import { createTestDatabase, type TestDatabase, testDialects } from "../helpers/databases.ts";
 
-const onPostgres = testDialects.includes("postgres");
-
-describe.skipIf(!onPostgres)("webhook claim plans (PostgreSQL)", () => {
+describe.runIf(testDialects.includes("postgres"))("webhook claim plans (PostgreSQL)", () => {
   let database: TestDatabase;
 
   beforeAll(async () => {
